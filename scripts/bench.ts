@@ -1,0 +1,22 @@
+/**
+ * `npm run bench`: every benchmark section, one Markdown table each, on stdout. Each ratio is taken
+ * against a baseline measured in the same run, so the numbers hold on a shared, noisy machine.
+ * `npm run bench -- gen` (or `runtime`, `reliability`) runs one section.
+ */
+const sections: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
+  gen: () => import("../bench/gen-bench.js"),
+  runtime: () => import("../bench/runtime-bench.js"),
+  reliability: () => import("../bench/soak.js"),
+};
+
+const wanted = process.argv.slice(2);
+const unknown = wanted.filter((name) => !(name in sections));
+if (unknown.length > 0) {
+  process.stderr.write(`bench: unknown section ${unknown.join(", ")}; choose from ${Object.keys(sections).join(", ")}\n`);
+  process.exit(2);
+}
+for (const [name, load] of Object.entries(sections)) {
+  if (wanted.length > 0 && !wanted.includes(name)) continue;
+  process.stderr.write(`bench: ${name}…\n`);
+  await (await load()).run();
+}

@@ -1,0 +1,18 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { ToolContext } from "./types.js";
+
+const storage = new AsyncLocalStorage<ToolContext>();
+
+/** Runs `fn` with `context` visible to every `toolContext()` call it makes, however deep or async. */
+export function runWithToolContext<T>(context: ToolContext, fn: () => T): T {
+  return storage.run(context, fn);
+}
+
+/**
+ * The context of the tool call in progress: the workspace root and the call's abort signal. Outside a
+ * call (a tool called directly from a script or a test) the workspace is the current directory and the
+ * signal never aborts.
+ */
+export function toolContext(): ToolContext {
+  return storage.getStore() ?? { workspace: process.cwd(), signal: new AbortController().signal };
+}

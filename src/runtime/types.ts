@@ -1,0 +1,62 @@
+/**
+ * The contracts between the runtime's parts: the model client (one turn of the model), the tool executor
+ * (one tool call), and the loop that joins them. Each part's promises are written on its type.
+ */
+import type { ToolDefinition } from "../shared/schemas-file.js";
+import type { AssistantMessage, ChatMessage, ToolCall } from "./messages.js";
+
+/** Why the model stopped. Anything a provider invents arrives as `{ unknown: string }`-free plain text. */
+export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" | (string & {});
+
+export interface TokenUsage {
+  promptTokens: number;
+  completionTokens: number;
+  /** Prompt tokens served from the provider's prefix cache, when the API reports them. */
+  cachedTokens?: number;
+}
+
+/** One completed model response, already normalized into a message a strict gateway accepts. */
+export interface ModelTurn {
+  message: AssistantMessage;
+  /**
+   * `tool_calls` whenever the message holds tool calls and the provider said `stop` or nothing;
+   * otherwise the provider's own reason (`length`, `content_filter`, or an unknown string).
+   */
+  finishReason: FinishReason;
+  usage?: TokenUsage;
+}
+
+export interface TurnRequest {
+  model: string;
+  messages: readonly ChatMessage[];
+  /** Sent as given, same order and bytes on every request, so provider prefix caches keep hitting. */
+  tools: readonly ToolDefinition[];
+  stream: boolean;
+  signal: AbortSignal;
+  /** Streamed text as it arrives (for progress only: never taken as the answer before the turn completes). */
+  onText?: (delta: string) => void;
+}
+
+/** Asks the model for one turn. Rejects only with a `ModelRequestError` (see client). Must not retry `length`. */
+export type TurnRequester = (request: TurnRequest) => Promise<ModelTurn>;
+
+/** What became of one tool call. `content` is exactly the tool message's content the model will read. */
+export interface ToolOutcome {
+  status: "ok" | "invalid_arguments" | "unknown_tool" | "tool_error" | "timeout" | "aborted";
+  content: string;
+}
+
+/** What a tool call runs with; tools read it through `toolContext()`, never through parameters. */
+export interface ToolContext {
+  /** The real path of the workspace root. */
+  workspace: string;
+  /** Aborted when the call times out or the user interrupts. */
+  signal: AbortSignal;
+}
+
+export interface ToolExecutor {
+  /** The tool definitions to send, in the schemas file's order. */
+  readonly definitions: readonly ToolDefinition[];
+  /** Runs one call. Never rejects: every failure is an outcome whose content the model can act on. */
+  execute(call: ToolCall, context: ToolContext): Promise<ToolOutcome>;
+}

@@ -1,0 +1,71 @@
+/**
+ * The shape of `generated/schemas.json`: the one file the generator writes and the runtime reads.
+ * `tools` is a contract relied on outside the repo (OpenAI tool definitions, sorted by name, exactly as
+ * sent to a model); the other keys are what the runtime needs to call each function and to detect a
+ * stale file. Neither side imports the other: both import this module.
+ */
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/** A JSON Schema (draft-07, the Ajv v8 default), kept as plain JSON. */
+export type JsonSchema = { [keyword: string]: JsonValue };
+
+/** The schema of one tool's arguments: always a closed object, self-contained (no outside `$ref`). */
+export interface ParametersSchema extends JsonSchema {
+  type: "object";
+  properties: { [name: string]: JsonSchema };
+  required: string[];
+}
+
+/** An OpenAI Chat Completions tool definition. */
+export interface ToolDefinition {
+  type: "function";
+  function: {
+    name: string;
+    description: string;
+    parameters: ParametersSchema;
+  };
+}
+
+/**
+ * How the runtime turns a validated arguments object into a call.
+ * - `positional`: `f(args[params[0]], args[params[1]], …)`; a missing argument is passed as `undefined`,
+ *   so the function's own default initializers apply.
+ * - `object`: `f(args)`: the function's only parameter is an object (often destructured), whose own
+ *   defaults apply to the members left out.
+ */
+export type CallingConvention =
+  | { kind: "positional"; params: string[] }
+  | { kind: "object" };
+
+/** Where a tool's code lives and how to call it. */
+export interface ToolBinding {
+  /** The tool name; equals the `function.name` of its definition. */
+  name: string;
+  /** The module to import, relative to the directory of the schemas file, with `/` separators. */
+  file: string;
+  /** The export to call (equals `name` today; kept apart so a rename stays possible). */
+  exportName: string;
+  call: CallingConvention;
+}
+
+/** What the schemas were generated from, so the runtime can refuse a stale file without a compiler. */
+export interface GeneratedInputs {
+  /** The tools folder, relative to the directory of the schemas file, with `/` separators. */
+  toolsDir: string;
+  /**
+   * Every source file the tools were generated from (the tool files and the local files they import),
+   * relative to the directory of the schemas file, with `/` separators, sorted.
+   */
+  files: string[];
+  /** `hashInputs` of the files above together with every `*.ts` file now in `toolsDir`. */
+  hash: string;
+}
+
+export interface SchemasFile {
+  /** Sorted by name. */
+  tools: ToolDefinition[];
+  /** Same order as `tools`. */
+  bindings: ToolBinding[];
+  inputs: GeneratedInputs;
+}
