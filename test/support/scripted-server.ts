@@ -1,0 +1,566 @@
+/**
+ * A scripted OpenAI-compatible Chat Completions server for tests, the demo and the benchmark: real HTTP on
+ * 127.0.0.1, JSON and SSE, driven by a script of replies and faults, and as strict as a picky gateway about
+ * the history it receives. It records every request so tests can assert on what the client really sent.
+ *
+ * It imports nothing from vitest: `scripts/demo.ts` and the benchmark start it outside tests.
+ *
+ * @example
+ * const server = await startScriptedServer({
+ *   script: [
+ *     { toolCalls: [{ id: "call_1", name: "add", arguments: '{"a":1,"b":2}' }] },
+ *     { content: "3" },
+ *   ],
+ * });
+ * const client = new OpenAI({ apiKey: "test", baseURL: server.baseURL });
+ * // … run the agent …
+ * server.requests[1]?.body.messages; // the history the server saw
+ * await server.close();
+ */
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { findViolations } from "./request-rules.js";
+
+/** One tool call the scripted model makes. */
+export interface ScriptedToolCall {
+  /** Omitted: no `id` field at all; `""`: an empty id (both quirks seen in the wild). */
+  id?: string;
+  name: string;
+  /** A string as the API sends it, or an object to simulate providers that send `arguments` as an object. */
+  arguments: string | Record<string, unknown>;
+  /** Streaming only: send the (string) arguments exactly as these pieces, overriding `StreamShape.chunkSize`. */
+  argumentPieces?: string[];
+}
+
+/** How a streamed reply is cut into SSE chunks, and which provider quirks it shows. */
+export interface StreamShape {
+  /** Characters of content and of each tool call's arguments per chunk (default 8). */
+  chunkSize?: number;
+  /** Tool-call deltas carry no `index` (a new `id` opens a call, no id continues the last one). */
+  omitIndex?: boolean;
+  /** The tool call's id arrives on its second delta instead of the first. */
+  lateId?: boolean;
+  /** The tool call's name arrives on its second delta instead of the first. */
+  lateName?: boolean;
+  /**
+   * Where usage goes when the request asked for it (`stream_options.include_usage`):
+   * `"separate"` (default, like OpenAI): a final chunk with `choices: []`; `"final"`: on the finish chunk;
+   * `"none"`: not sent.
+   */
+  usage?: "separate" | "final" | "none";
+  /** Send `data: [DONE]` at the end (default true). */
+  done?: boolean;
+}
+
+/** A normal completion. Every field is optional: `{}` is an empty assistant answer. */
+export interface ReplyStep {
+  content?: string | null;
+  toolCalls?: ScriptedToolCall[];
+  /**
+   * Default: `tool_calls` when there are tool calls, else `stop`. `null` sends no finish reason at all
+   * (in a stream: no finish chunk). Any string is sent as is, to simulate unknown reasons.
+   */
+  finishReason?: string | null;
+  /** Default `{ prompt: 10, completion: 5 }`; `null` sends no usage. */
+  usage?: { prompt: number; completion: number; cached?: number } | null;
+  /**
+   * Extra fields put on the response message (non-streaming) or the first delta (streaming). Default
+   * `{ refusal: null, annotations: [] }`, as OpenAI sends: a client that echoes them back gets a 400.
+   */
+  extraMessageFields?: Record<string, unknown>;
+  stream?: StreamShape;
+  /** Wait this long before sending the response headers. */
+  delayMs?: number;
+}
+
+/** An HTTP error response. `body` as an object is sent as JSON, as a string verbatim. */
+export interface StatusFault {
+  fault: "status";
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/**
+ * A response that breaks:
+ * - `reset`: the connection is reset before any response;
+ * - `cut`: headers and part of the body (of `reply`, default a short text answer), then the connection is reset;
+ * - `stall`: headers and part of the body, then nothing, ever (until the client gives up or the server closes);
+ * - `malformed-sse`: a stream whose second event is not JSON (non-streaming requests get a non-JSON body);
+ * - `not-json`: 200 with an HTML body (for streaming requests too: no SSE at all);
+ * - `no-choices`: 200 with `choices: []` (streaming: only chunks with empty choices).
+ */
+export interface BrokenResponseFault {
+  fault: "reset" | "cut" | "stall" | "malformed-sse" | "not-json" | "no-choices";
+  /** For `cut` and `stall`: what the partial body is taken from. */
+  reply?: ReplyStep;
+  /** For `cut` and `stall` in a stream: how many SSE events go out before it breaks (default 2). */
+  afterEvents?: number;
+}
+
+export type FaultStep = StatusFault | BrokenResponseFault;
+export type ScriptStep = ReplyStep | FaultStep;
+
+/** A list of steps taken one per request, or a function choosing the step for each request. */
+export type Script = readonly ScriptStep[] | ((request: RecordedRequest, index: number) => ScriptStep);
+
+/** One request as the server received it. */
+export interface RecordedRequest {
+  /** 0-based order of arrival. */
+  index: number;
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  /** The parsed JSON body (`undefined` if it was not JSON). */
+  body: ChatRequestBody | undefined;
+  rawBody: string;
+  /** Why the server answered 400 (empty when the request was accepted). */
+  violations: string[];
+  /** Suspicious but accepted, e.g. the tools list changed within a conversation. */
+  flags: string[];
+}
+
+/** The parts of a Chat Completions request body the server looks at. */
+export interface ChatRequestBody {
+  model?: unknown;
+  messages?: unknown;
+  tools?: unknown;
+  stream?: unknown;
+  stream_options?: unknown;
+  [key: string]: unknown;
+}
+
+export interface ScriptedServerOptions {
+  script: Script;
+  /** If set, any other bearer token gets a 401 (whose message echoes the wrong key, as some gateways do). */
+  apiKey?: string;
+  /** If set, any other model gets a 404 `model_not_found`. */
+  models?: readonly string[];
+  /** Answer a changed tools list within one conversation with a 400 instead of only flagging it. */
+  rejectToolsChange?: boolean;
+}
+
+export interface ScriptedServer {
+  /** `http://127.0.0.1:<port>/v1`, to pass as the SDK's `baseURL` / `OPENAI_BASE_URL`. */
+  readonly baseURL: string;
+  /** Every request received so far, in order of arrival. */
+  readonly requests: readonly RecordedRequest[];
+  /** Resolves with the requests once at least `count` have arrived; rejects after `timeoutMs` (default 10 s). */
+  waitForRequests(count: number, timeoutMs?: number): Promise<readonly RecordedRequest[]>;
+  /** Replaces the script; list steps restart from the first. */
+  setScript(script: Script): void;
+  /** Steps of a list script not yet used. */
+  readonly remainingSteps: number;
+  /** Closes the server, cutting any stalled response. */
+  close(): Promise<void>;
+}
+
+const MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+/** Starts a scripted server on 127.0.0.1 on a free port. */
+export async function startScriptedServer(options: ScriptedServerOptions): Promise<ScriptedServer> {
+  const requests: RecordedRequest[] = [];
+  const waiters: Array<() => void> = [];
+  const sockets = new Set<Socket>();
+  let script = options.script;
+  let nextStep = 0;
+
+  const takeStep = (request: RecordedRequest): ScriptStep | undefined => {
+    if (typeof script === "function") return script(request, request.index);
+    const step = script[nextStep];
+    if (step !== undefined) nextStep += 1;
+    return step;
+  };
+
+  const server = createServer((req, res) => {
+    res.on("error", () => undefined);
+    readBody(req)
+      .then((rawBody) => {
+        const request = recordRequest(req, rawBody, requests, options);
+        waiters.splice(0).forEach((wake) => wake());
+        if (request.violations.length > 0) {
+          sendError(res, 400, request.violations.join("; "), "invalid_request_error");
+          return;
+        }
+        const guard = checkAccess(req, request, options);
+        if (guard !== undefined) {
+          sendStatus(res, guard);
+          return;
+        }
+        const step = takeStep(request);
+        if (step === undefined) {
+          sendError(res, 400, `scripted server: no script step left for request #${request.index + 1}`, "invalid_request_error");
+          return;
+        }
+        playStep(step, request, req, res);
+      })
+      .catch(() => req.socket.destroy());
+  });
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.on("error", () => undefined);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    baseURL: `http://127.0.0.1:${port}/v1`,
+    requests,
+    get remainingSteps() {
+      return typeof script === "function" ? Infinity : script.length - nextStep;
+    },
+    setScript(next) {
+      script = next;
+      nextStep = 0;
+    },
+    waitForRequests(count, timeoutMs = 10_000) {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`waited ${timeoutMs} ms for ${count} requests, got ${requests.length}`)), timeoutMs);
+        const check = () => {
+          if (requests.length >= count) {
+            clearTimeout(timer);
+            resolve(requests);
+          } else {
+            waiters.push(check);
+          }
+        };
+        check();
+      });
+    },
+    close() {
+      for (const socket of sockets) socket.destroy();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** An OpenAI-style error response, e.g. `httpError(429, "Rate limit reached", { headers: { "retry-after-ms": "10" } })`. */
+export function httpError(
+  status: number,
+  message: string,
+  extra: { type?: string; code?: string | null; headers?: Record<string, string> } = {},
+): StatusFault {
+  return {
+    fault: "status",
+    status,
+    body: { error: { message, type: extra.type ?? errorTypeFor(status), param: null, code: extra.code ?? null } },
+    ...(extra.headers ? { headers: extra.headers } : {}),
+  };
+}
+
+/** The 404 OpenAI sends for an unknown model. */
+export function modelNotFound(model: string): StatusFault {
+  return httpError(404, `The model \`${model}\` does not exist or you do not have access to it.`, { code: "model_not_found" });
+}
+
+function errorTypeFor(status: number): string {
+  if (status === 401) return "invalid_authentication";
+  if (status === 429) return "rate_limit_exceeded";
+  if (status >= 500) return "server_error";
+  return "invalid_request_error";
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) reject(new Error("request body too large"));
+      else chunks.push(chunk);
+    });
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+function recordRequest(
+  req: IncomingMessage,
+  rawBody: string,
+  requests: RecordedRequest[],
+  options: ScriptedServerOptions,
+): RecordedRequest {
+  const path = req.url ?? "";
+  let body: ChatRequestBody | undefined;
+  const violations: string[] = [];
+  if (req.method !== "POST" || !path.startsWith("/v1/chat/completions")) {
+    violations.push(`unknown endpoint ${req.method ?? ""} ${path}: only POST /v1/chat/completions is served`);
+  } else {
+    try {
+      const parsed: unknown = JSON.parse(rawBody);
+      if (isRecord(parsed)) body = parsed;
+      else violations.push("the request body must be a JSON object");
+    } catch {
+      violations.push("the request body is not valid JSON");
+    }
+  }
+  const flags: string[] = [];
+  if (body !== undefined) {
+    violations.push(...findViolations(body));
+    const toolsChange = toolsChangedWithinConversation(body, requests);
+    if (toolsChange !== undefined) (options.rejectToolsChange ? violations : flags).push(toolsChange);
+  }
+  const request: RecordedRequest = { index: requests.length, method: req.method ?? "", path, headers: req.headers, body, rawBody, violations, flags };
+  requests.push(request);
+  return request;
+}
+
+/**
+ * A request continues an earlier one when the earlier messages are a prefix of its own; the tools list of
+ * a conversation must then be byte-identical, or provider prefix caches miss.
+ */
+function toolsChangedWithinConversation(body: ChatRequestBody, earlier: readonly RecordedRequest[]): string | undefined {
+  if (!Array.isArray(body.messages)) return undefined;
+  const messages = body.messages.map((message) => JSON.stringify(message));
+  for (let i = earlier.length - 1; i >= 0; i -= 1) {
+    const previous = earlier[i]?.body;
+    if (previous === undefined || !Array.isArray(previous.messages) || previous.messages.length > messages.length) continue;
+    const isPrefix = previous.messages.every((message, j) => JSON.stringify(message) === messages[j]);
+    if (!isPrefix) continue;
+    if (JSON.stringify(previous.tools) !== JSON.stringify(body.tools)) {
+      return `the tools list differs from request #${i + 1} of the same conversation (breaks provider prefix caching)`;
+    }
+    return undefined;
+  }
+  return undefined;
+}
+
+function checkAccess(req: IncomingMessage, request: RecordedRequest, options: ScriptedServerOptions): StatusFault | undefined {
+  if (options.apiKey !== undefined) {
+    const sent = (req.headers.authorization ?? "").replace(/^Bearer\s+/i, "");
+    if (sent !== options.apiKey) {
+      return httpError(401, `Incorrect API key provided: ${sent}. You can find your API key at https://platform.openai.com/account/api-keys.`, { code: "invalid_api_key" });
+    }
+  }
+  const model = request.body?.model;
+  if (options.models !== undefined && typeof model === "string" && !options.models.includes(model)) return modelNotFound(model);
+  return undefined;
+}
+
+function playStep(step: ScriptStep, request: RecordedRequest, req: IncomingMessage, res: ServerResponse): void {
+  if (!("fault" in step)) {
+    const send = () => sendReply(step, request, res);
+    if (step.delayMs) setTimeout(send, step.delayMs);
+    else send();
+    return;
+  }
+  if (step.fault === "status") {
+    sendStatus(res, step);
+    return;
+  }
+  playBrokenResponse(step, request, req, res);
+}
+
+function sendStatus(res: ServerResponse, fault: StatusFault): void {
+  const isText = typeof fault.body === "string";
+  const payload = fault.body === undefined ? "" : isText ? (fault.body as string) : JSON.stringify(fault.body);
+  res.writeHead(fault.status, {
+    "content-type": isText ? "text/plain" : "application/json",
+    ...fault.headers,
+  });
+  res.end(payload);
+}
+
+function sendError(res: ServerResponse, status: number, message: string, type: string): void {
+  sendStatus(res, { fault: "status", status, body: { error: { message, type, param: null, code: null } } });
+}
+
+function wantsStream(request: RecordedRequest): boolean {
+  return request.body?.stream === true;
+}
+
+function wantsUsage(request: RecordedRequest): boolean {
+  const streamOptions = request.body?.stream_options;
+  return isRecord(streamOptions) && streamOptions.include_usage === true;
+}
+
+function sendReply(step: ReplyStep, request: RecordedRequest, res: ServerResponse): void {
+  if (wantsStream(request)) {
+    startSse(res);
+    for (const event of replyEvents(step, request)) res.write(event);
+    res.end();
+    return;
+  }
+  res.writeHead(200, { "content-type": "application/json" });
+  res.end(JSON.stringify(completionBody(step, request)));
+}
+
+function playBrokenResponse(step: BrokenResponseFault, request: RecordedRequest, req: IncomingMessage, res: ServerResponse): void {
+  const reply = step.reply ?? { content: "a partial answer that must never be taken for the answer" };
+  switch (step.fault) {
+    case "reset":
+      resetSocket(req.socket);
+      return;
+    case "cut":
+    case "stall": {
+      const partial = partialBody(reply, request, step.afterEvents ?? 2);
+      if (wantsStream(request)) startSse(res);
+      else res.writeHead(200, { "content-type": "application/json", "content-length": String(partial.fullLength) });
+      res.write(partial.text);
+      if (step.fault === "cut") setImmediate(() => resetSocket(req.socket));
+      return;
+    }
+    case "malformed-sse":
+      if (wantsStream(request)) {
+        startSse(res);
+        const [first] = replyEvents(reply, request);
+        res.end(`${first ?? ""}data: {"id":"chatcmpl-broken","choices":[{"index":0,"delta":{"content":"x"}\n\ndata: [DONE]\n\n`);
+      } else {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end('{"id":"chatcmpl-broken","choices":[{"index":0,"message":{"role":"assistant","content":"x"');
+      }
+      return;
+    case "not-json":
+      res.writeHead(200, { "content-type": "text/html" });
+      res.end("<html><body><h1>502 Bad Gateway</h1></body></html>");
+      return;
+    case "no-choices":
+      if (wantsStream(request)) {
+        startSse(res);
+        res.write(sse({ ...chunkEnvelope(request), choices: [] }));
+        res.end(sse("[DONE]"));
+      } else {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ ...completionEnvelope(request), choices: [] }));
+      }
+      return;
+  }
+}
+
+/** The first events of a stream (or the first half of a JSON body) for `cut` and `stall`. */
+function partialBody(reply: ReplyStep, request: RecordedRequest, afterEvents: number): { text: string; fullLength: number } {
+  if (wantsStream(request)) {
+    const events = replyEvents(reply, request);
+    return { text: events.slice(0, afterEvents).join(""), fullLength: 0 };
+  }
+  const full = JSON.stringify(completionBody(reply, request));
+  return { text: full.slice(0, Math.floor(full.length / 2)), fullLength: Buffer.byteLength(full) };
+}
+
+function resetSocket(socket: Socket): void {
+  if (typeof socket.resetAndDestroy === "function") socket.resetAndDestroy();
+  else socket.destroy();
+}
+
+function startSse(res: ServerResponse): void {
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+  res.flushHeaders();
+}
+
+function sse(data: unknown): string {
+  return `data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`;
+}
+
+let responseCounter = 0;
+
+function completionEnvelope(request: RecordedRequest) {
+  responseCounter += 1;
+  return { id: `chatcmpl-scripted-${responseCounter}`, object: "chat.completion", created: 1_700_000_000, model: String(request.body?.model ?? "") };
+}
+
+function chunkEnvelope(request: RecordedRequest) {
+  return { ...completionEnvelope(request), object: "chat.completion.chunk" };
+}
+
+function finishReasonOf(step: ReplyStep): string | null {
+  if (step.finishReason !== undefined) return step.finishReason;
+  return step.toolCalls && step.toolCalls.length > 0 ? "tool_calls" : "stop";
+}
+
+function usageOf(step: ReplyStep) {
+  const usage = step.usage === undefined ? { prompt: 10, completion: 5 } : step.usage;
+  if (usage === null) return undefined;
+  return {
+    prompt_tokens: usage.prompt,
+    completion_tokens: usage.completion,
+    total_tokens: usage.prompt + usage.completion,
+    ...(usage.cached !== undefined ? { prompt_tokens_details: { cached_tokens: usage.cached } } : {}),
+  };
+}
+
+function argumentsText(call: ScriptedToolCall): string {
+  if (call.argumentPieces) return call.argumentPieces.join("");
+  return typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments);
+}
+
+function completionBody(step: ReplyStep, request: RecordedRequest) {
+  const toolCalls = step.toolCalls?.map((call) => ({
+    ...(call.id !== undefined ? { id: call.id } : {}),
+    type: "function",
+    function: { name: call.name, arguments: call.argumentPieces ? argumentsText(call) : call.arguments },
+  }));
+  const usage = usageOf(step);
+  return {
+    ...completionEnvelope(request),
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: "assistant",
+          content: step.content === undefined ? (toolCalls ? null : "") : step.content,
+          ...(toolCalls ? { tool_calls: toolCalls } : {}),
+          ...(step.extraMessageFields ?? { refusal: null, annotations: [] }),
+        },
+        finish_reason: finishReasonOf(step),
+        logprobs: null,
+      },
+    ],
+    ...(usage ? { usage } : {}),
+  };
+}
+
+function pieces(text: string, size: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out;
+}
+
+/** The SSE events of a streamed reply, each a complete `data: …\n\n` string. */
+function replyEvents(step: ReplyStep, request: RecordedRequest): string[] {
+  const shape = step.stream ?? {};
+  const size = Math.max(1, shape.chunkSize ?? 8);
+  const envelope = chunkEnvelope(request);
+  const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) =>
+    sse({ ...envelope, choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }] });
+
+  const events = [chunk({ role: "assistant", content: "", ...(step.extraMessageFields ?? { refusal: null }) })];
+  for (const piece of pieces(step.content ?? "", size)) events.push(chunk({ content: piece }));
+  step.toolCalls?.forEach((call, index) => {
+    for (const delta of toolCallDeltas(call, index, shape, size)) events.push(chunk({ tool_calls: [delta] }));
+  });
+
+  const usage = wantsUsage(request) ? usageOf(step) : undefined;
+  const usagePlacement = shape.usage ?? "separate";
+  const finishReason = finishReasonOf(step);
+  if (finishReason !== null) {
+    const finish = JSON.parse(chunk({}, finishReason).slice("data: ".length)) as Record<string, unknown>;
+    events.push(sse(usage && usagePlacement === "final" ? { ...finish, usage } : finish));
+  }
+  if (usage && usagePlacement === "separate") events.push(sse({ ...envelope, choices: [], usage }));
+  if (shape.done ?? true) events.push(sse("[DONE]"));
+  return events;
+}
+
+function toolCallDeltas(call: ScriptedToolCall, index: number, shape: StreamShape, size: number): Record<string, unknown>[] {
+  const argumentParts: unknown[] =
+    call.argumentPieces ?? (typeof call.arguments === "string" ? pieces(call.arguments, size) : [call.arguments]);
+  const parts = argumentParts.length > 0 ? argumentParts : [""];
+  // Late ids and names need a second delta to arrive on.
+  if ((shape.lateId || shape.lateName) && parts.length < 2) parts.push("");
+  return parts.map((part, i) => {
+    const first = i === 0;
+    const sendsId = call.id !== undefined && (shape.lateId ? i === 1 : first);
+    const sendsName = shape.lateName ? i === 1 : first;
+    return {
+      ...(shape.omitIndex ? {} : { index }),
+      ...(sendsId ? { id: call.id } : {}),
+      ...(first ? { type: "function" } : {}),
+      function: { ...(sendsName ? { name: call.name } : {}), arguments: part },
+    };
+  });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
