@@ -1,0 +1,55 @@
+/**
+ * What an agent run reports while it works (events) and how it ends (result). Progress output, logs and
+ * embedding programs all read these values; nothing else of the loop's inner state is public.
+ */
+import type { ChatMessage, ToolCall } from "./messages.js";
+import type { FinishReason, TokenUsage, ToolOutcome } from "./types.js";
+
+/**
+ * The result the model reads for one tool call: the executor's outcome, or one of the loop's own verdicts
+ * when a hook intervened (`blocked`: `beforeToolCall` refused the call; `hook_error`: a hook threw).
+ */
+export interface ToolCallResult {
+  status: ToolOutcome["status"] | "blocked" | "hook_error";
+  /** Exactly the tool message's content. */
+  content: string;
+}
+
+/** A failed model request, as the model client describes it (status and hint when known; never the key). */
+export interface ApiFailure {
+  /** `http`, `connection`, `timeout`, `malformed`, `no_choices`, `aborted`, or `unexpected` for anything else. */
+  kind: string;
+  status?: number;
+  message: string;
+  /** The next step for the user (which variable to set, what to check). */
+  hint?: string;
+}
+
+/** How a run ended. A run never throws: every ending is one of these. */
+export type RunResult =
+  | { kind: "answer"; answer: string; turns: number; usage: TokenUsage }
+  /** `maxTurns` model requests were made and none produced an answer. */
+  | { kind: "max_turns"; turns: number; maxTurns: number; usage: TokenUsage }
+  /** Every attempt was cut off by the token limit (`finish_reason: "length"`). */
+  | { kind: "length_exhausted"; turns: number; attempts: number; usage: TokenUsage }
+  | { kind: "content_filter"; turns: number; usage: TokenUsage }
+  | { kind: "unknown_finish"; turns: number; finishReason: FinishReason; usage: TokenUsage }
+  | { kind: "api_error"; turns: number; error: ApiFailure; usage: TokenUsage }
+  /** The run's signal was aborted (Ctrl-C); history keeps only what was finished. */
+  | { kind: "interrupted"; turns: number; usage: TokenUsage };
+
+export type AgentEvent =
+  | { type: "run_start"; prompt: string }
+  /** Messages appended to history without a model turn: the prompt, and on resume the "interrupted" results. */
+  | { type: "message"; message: ChatMessage }
+  | { type: "turn_start"; turn: number; maxTurns: number }
+  /** Streamed text, for display only: it is not the answer until the turn completes. */
+  | { type: "text_delta"; turn: number; text: string }
+  | { type: "turn_end"; turn: number; finishReason: FinishReason; usage?: TokenUsage; toolCalls: number }
+  /** The turn was cut by the token limit and discarded; the same request is sent again. */
+  | { type: "length_retry"; turn: number; attempt: number; maxRetries: number }
+  | { type: "tool_call_start"; turn: number; call: ToolCall }
+  | { type: "tool_call_end"; turn: number; call: ToolCall; result: ToolCallResult }
+  /** Tool calls of a resumed history that never got a result; each now has an "interrupted" one. */
+  | { type: "interrupted_calls_answered"; toolCallIds: string[] }
+  | { type: "run_end"; result: RunResult };

@@ -1,0 +1,290 @@
+/**
+ * The agent loop: ask the model for a turn, run the tools it called, answer every call, repeat until it
+ * answers or a limit is reached. The model is untrusted input: whatever a turn holds, the history stays
+ * valid for the strictest gateway and the run ends with a `RunResult`, never an exception.
+ */
+import type { AgentEvent, ApiFailure, RunResult, ToolCallResult } from "./agent-events.js";
+import { interruptedToolResults } from "./interrupted-tool-calls.js";
+import type { AssistantMessage, ChatMessage, ToolCall, ToolMessage } from "./messages.js";
+import type { ModelTurn, TokenUsage, ToolExecutor, TurnRequester } from "./types.js";
+
+/** Where each message goes as soon as it exists (the CLI's `--transcript`). */
+export interface MessageSink {
+  /** Called once per message, in history order, before the loop's next step. Should persist synchronously. */
+  append(message: ChatMessage): void;
+}
+
+/** What `beforeToolCall` and `afterToolCall` receive besides the call. */
+export interface ToolCallInfo {
+  /** The model request (1-based, counted over the whole agent) whose answer holds the call. */
+  turn: number;
+  /** Aborted when the run is interrupted. */
+  signal: AbortSignal;
+}
+
+/**
+ * Runs before a call is validated and executed.
+ * Return nothing to let it run, or `{ block: reason }` to refuse it: the model then reads
+ * `Tool call blocked: <reason>` as the call's result and the tool does not run.
+ * Must not throw; if it throws anyway the call does not run and the model reads that the hook failed.
+ */
+export type BeforeToolCall = (call: ToolCall, info: ToolCallInfo) => void | { block: string } | Promise<void | { block: string }>;
+
+/**
+ * Runs after a call has a result (also a blocked or failed one), before it is appended to history.
+ * Return nothing to keep the result, or a replacement (its `content` is what the model reads).
+ * Must not throw; if it throws anyway the model reads that the hook failed instead of the result.
+ */
+export type AfterToolCall = (
+  call: ToolCall,
+  result: ToolCallResult,
+  info: ToolCallInfo,
+) => void | ToolCallResult | Promise<void | ToolCallResult>;
+
+export interface AgentOptions {
+  /** One model turn per call (see `createTurnRequester`). */
+  requestTurn: TurnRequester;
+  executor: ToolExecutor;
+  model: string;
+  /** Sent first when the history is empty. */
+  systemPrompt?: string;
+  /** Model requests per `run`, length retries included. Default 10. */
+  maxTurns?: number;
+  /** How many times a turn cut by the token limit is requested again before giving up. Default 2. */
+  maxLengthRetries?: number;
+  /** Stream responses (text arrives as `text_delta` events). Default true. */
+  stream?: boolean;
+  /** The directory tools may touch; passed to each call's context. */
+  workspace: string;
+  /**
+   * A history to continue (a resumed transcript), used as given. If its last assistant message has calls
+   * without results, each gets an "interrupted" result (appended to history and the sink) before the next
+   * request. These messages are not appended to the sink again.
+   */
+  history?: readonly ChatMessage[];
+  /** Progress. Must not throw; an exception from it is ignored so that reporting cannot break a run. */
+  onEvent?: (event: AgentEvent) => void;
+  beforeToolCall?: BeforeToolCall;
+  afterToolCall?: AfterToolCall;
+  transcript?: MessageSink;
+}
+
+export interface RunOptions {
+  /** Aborting it stops the request in flight or the running tools; the run ends `interrupted`. */
+  signal?: AbortSignal;
+}
+
+export interface Agent {
+  /** Adds `prompt` to the history and loops until an answer or a stop. Never throws. Runs must not overlap. */
+  run(prompt: string, options?: RunOptions): Promise<RunResult>;
+  /** The history so far (append-only), exactly what the next request will send before its new prompt. */
+  readonly messages: readonly ChatMessage[];
+}
+
+const DEFAULT_MAX_TURNS = 10;
+const DEFAULT_MAX_LENGTH_RETRIES = 2;
+
+export function createAgent(options: AgentOptions): Agent {
+  const maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS;
+  const maxLengthRetries = options.maxLengthRetries ?? DEFAULT_MAX_LENGTH_RETRIES;
+  const history: ChatMessage[] = [...(options.history ?? [])];
+  let turnsSoFar = 0;
+
+  const emit = (event: AgentEvent): void => {
+    try {
+      options.onEvent?.(event);
+    } catch {
+      // A broken progress listener must not break the run.
+    }
+  };
+
+  const append = (message: ChatMessage): void => {
+    history.push(message);
+    options.transcript?.append(message);
+  };
+
+  const appendUnprompted = (message: ChatMessage): void => {
+    append(message);
+    emit({ type: "message", message });
+  };
+
+  const answerInterruptedCalls = (): void => {
+    const owed = interruptedToolResults(history);
+    if (owed.length === 0) return;
+    owed.forEach(appendUnprompted);
+    emit({ type: "interrupted_calls_answered", toolCallIds: owed.map((message) => message.tool_call_id) });
+  };
+
+  const runToolCalls = async (calls: readonly ToolCall[], turn: number, signal: AbortSignal): Promise<boolean> => {
+    const info: ToolCallInfo = { turn, signal };
+    const results = await Promise.all(
+      calls.map(async (call) => {
+        emit({ type: "tool_call_start", turn, call });
+        const result = await runOneToolCall(call, info, options);
+        emit({ type: "tool_call_end", turn, call, result });
+        return result;
+      }),
+    );
+    // On interruption, only the results that came before the first aborted call are real and in order;
+    // the rest are left for the resume to answer honestly.
+    for (const [index, call] of calls.entries()) {
+      const result = results[index];
+      if (result === undefined || (signal.aborted && result.status === "aborted")) return false;
+      append(toolMessage(call, result));
+    }
+    return !signal.aborted;
+  };
+
+  const run = async (prompt: string, runOptions: RunOptions = {}): Promise<RunResult> => {
+    const signal = runOptions.signal ?? new AbortController().signal;
+    const usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
+    let turns = 0;
+    const end = (result: RunResult): RunResult => {
+      emit({ type: "run_end", result });
+      return result;
+    };
+    emit({ type: "run_start", prompt });
+    answerInterruptedCalls();
+    if (history.length === 0 && options.systemPrompt !== undefined) {
+      appendUnprompted({ role: "system", content: options.systemPrompt });
+    }
+    appendUnprompted({ role: "user", content: prompt });
+
+    let lengthRetries = 0;
+    while (turns < maxTurns) {
+      if (signal.aborted) return end({ kind: "interrupted", turns, usage });
+      turns += 1;
+      turnsSoFar += 1;
+      const turn = turnsSoFar;
+      emit({ type: "turn_start", turn, maxTurns });
+      let modelTurn: ModelTurn;
+      try {
+        modelTurn = await options.requestTurn({
+          model: options.model,
+          messages: [...history],
+          tools: options.executor.definitions,
+          stream: options.stream ?? true,
+          signal,
+          onText: (text) => emit({ type: "text_delta", turn, text }),
+        });
+      } catch (error) {
+        if (signal.aborted) return end({ kind: "interrupted", turns, usage });
+        return end({ kind: "api_error", turns, error: describeFailure(error), usage });
+      }
+      addUsage(usage, modelTurn.usage);
+      const calls = toolCallsOf(modelTurn.message);
+      emit({ type: "turn_end", turn, finishReason: modelTurn.finishReason, usage: modelTurn.usage, toolCalls: calls.length });
+      if (signal.aborted) return end({ kind: "interrupted", turns, usage });
+
+      const verdict = judgeTurn(modelTurn.finishReason, calls.length > 0);
+      if (verdict === "length") {
+        if (lengthRetries >= maxLengthRetries) {
+          return end({ kind: "length_exhausted", turns, attempts: lengthRetries + 1, usage });
+        }
+        lengthRetries += 1;
+        emit({ type: "length_retry", turn, attempt: lengthRetries, maxRetries: maxLengthRetries });
+        continue;
+      }
+      if (verdict === "content_filter") return end({ kind: "content_filter", turns, usage });
+      if (verdict === "unknown") return end({ kind: "unknown_finish", turns, finishReason: modelTurn.finishReason, usage });
+      lengthRetries = 0;
+      append(modelTurn.message);
+      if (verdict === "answer") {
+        return end({ kind: "answer", answer: modelTurn.message.content ?? "", turns, usage });
+      }
+      const completed = await runToolCalls(calls, turn, signal);
+      if (!completed) return end({ kind: "interrupted", turns, usage });
+    }
+    return end({ kind: "max_turns", turns, maxTurns, usage });
+  };
+
+  return {
+    run,
+    get messages() {
+      return history;
+    },
+  };
+}
+
+type TurnVerdict = "answer" | "tools" | "length" | "content_filter" | "unknown";
+
+function judgeTurn(finishReason: string, hasToolCalls: boolean): TurnVerdict {
+  if (finishReason === "length") return "length";
+  if (finishReason === "content_filter") return "content_filter";
+  if (finishReason === "stop" || finishReason === "tool_calls") return hasToolCalls ? "tools" : "answer";
+  return "unknown";
+}
+
+function toolCallsOf(message: AssistantMessage): readonly ToolCall[] {
+  return "tool_calls" in message ? message.tool_calls : [];
+}
+
+function toolMessage(call: ToolCall, result: ToolCallResult): ToolMessage {
+  return { role: "tool", tool_call_id: call.id, content: result.content };
+}
+
+async function runOneToolCall(call: ToolCall, info: ToolCallInfo, options: AgentOptions): Promise<ToolCallResult> {
+  let decision: unknown;
+  try {
+    decision = await options.beforeToolCall?.(call, info);
+  } catch (error) {
+    return hookFailure("beforeToolCall", error);
+  }
+  const result: ToolCallResult = isBlock(decision)
+    ? { status: "blocked", content: `Tool call blocked: ${decision.block}` }
+    : await executeSafely(call, info, options);
+  if (!options.afterToolCall) return result;
+  try {
+    return (await options.afterToolCall(call, result, info)) ?? result;
+  } catch (error) {
+    return hookFailure("afterToolCall", error);
+  }
+}
+
+function isBlock(decision: unknown): decision is { block: string } {
+  return typeof decision === "object" && decision !== null && "block" in decision;
+}
+
+/** The executor promises never to reject; if a custom one does, the call still gets a result. */
+async function executeSafely(call: ToolCall, info: ToolCallInfo, options: AgentOptions): Promise<ToolCallResult> {
+  try {
+    return await options.executor.execute(call, { workspace: options.workspace, signal: info.signal });
+  } catch (error) {
+    return { status: "tool_error", content: `The tool could not be run: the executor failed (${errorText(error)}).` };
+  }
+}
+
+function hookFailure(hook: string, error: unknown): ToolCallResult {
+  return {
+    status: "hook_error",
+    content: `This call produced no result: the agent's ${hook} hook failed (${errorText(error)}). This is not a problem with your arguments.`,
+  };
+}
+
+function errorText(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message}`;
+  return String(error);
+}
+
+/** The model client rejects with a typed error; anything else (a custom requester's bug) is described as best it can be. */
+function describeFailure(error: unknown): ApiFailure {
+  if (typeof error === "object" && error !== null && "kind" in error && "message" in error) {
+    const { kind, message, status, hint } = error as { kind: unknown; message: unknown; status?: unknown; hint?: unknown };
+    if (typeof kind === "string" && typeof message === "string") {
+      return {
+        kind,
+        message,
+        ...(typeof status === "number" ? { status } : {}),
+        ...(typeof hint === "string" ? { hint } : {}),
+      };
+    }
+  }
+  return { kind: "unexpected", message: errorText(error) };
+}
+
+function addUsage(total: TokenUsage, turn: TokenUsage | undefined): void {
+  if (!turn) return;
+  total.promptTokens += turn.promptTokens;
+  total.completionTokens += turn.completionTokens;
+  if (turn.cachedTokens !== undefined) total.cachedTokens = (total.cachedTokens ?? 0) + turn.cachedTokens;
+}

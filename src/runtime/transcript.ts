@@ -1,0 +1,122 @@
+/**
+ * The transcript: one JSON line per chat message, exactly the message the API receives, appended as soon
+ * as the message exists. Each line is written with a single write call on a file opened for appending,
+ * so a killed process loses at most the line in flight, and that line is at worst torn (cut short).
+ */
+import { closeSync, existsSync, openSync, readFileSync, writeSync } from "node:fs";
+import type { MessageSink } from "./agent.js";
+import type { ChatMessage } from "./messages.js";
+
+export interface TranscriptWriter extends MessageSink {
+  close(): void;
+}
+
+/**
+ * Opens `file` for appending (creating it). If the file does not end with a newline (a torn last line),
+ * a newline is written first so that the next message starts on a fresh line.
+ */
+export function openTranscript(file: string): TranscriptWriter {
+  const needsNewline = existsSync(file) && !endsWithNewlineOrEmpty(readFileSync(file));
+  const fd = openSync(file, "a");
+  if (needsNewline) writeFully(fd, "\n");
+  let closed = false;
+  return {
+    append(message) {
+      writeFully(fd, `${JSON.stringify(message)}\n`);
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      closeSync(fd);
+    },
+  };
+}
+
+function endsWithNewlineOrEmpty(content: Buffer): boolean {
+  return content.length === 0 || content[content.length - 1] === 0x0a;
+}
+
+/** One write call for the whole line; a regular file takes it whole, the loop only guards a short write. */
+function writeFully(fd: number, text: string): void {
+  let buffer = Buffer.from(text, "utf8");
+  while (buffer.length > 0) {
+    const written = writeSync(fd, buffer);
+    buffer = buffer.subarray(written);
+  }
+}
+
+export type TranscriptReading =
+  | { ok: true; messages: ChatMessage[]; warnings: string[] }
+  | { ok: false; error: string };
+
+/**
+ * Reads a transcript to resume it. Lines that are not complete JSON (a write cut short by a crash) are
+ * skipped with a warning; a complete line that is not a chat message is an error, since sending it
+ * would change the conversation.
+ */
+export function readTranscript(file: string): TranscriptReading {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return { ok: false, error: `cannot read transcript ${file}${code ? ` (${code})` : ""}` };
+  }
+  const messages: ChatMessage[] = [];
+  const warnings: string[] = [];
+  const lines = text.split("\n");
+  for (const [index, line] of lines.entries()) {
+    if (line.trim() === "") continue;
+    const lineNumber = index + 1;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      warnings.push(`${file}:${lineNumber}: ignored an incomplete line (a write cut short, e.g. by a crash): ${shorten(line)}`);
+      continue;
+    }
+    const problem = chatMessageProblem(value);
+    if (problem !== undefined) {
+      return { ok: false, error: `${file}:${lineNumber}: not a chat message: ${problem}` };
+    }
+    messages.push(value as ChatMessage);
+  }
+  return { ok: true, messages, warnings };
+}
+
+function shorten(line: string): string {
+  return line.length > 60 ? `${JSON.stringify(line.slice(0, 60))}…` : JSON.stringify(line);
+}
+
+function chatMessageProblem(value: unknown): string | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return "expected a JSON object";
+  const message = value as Record<string, unknown>;
+  switch (message.role) {
+    case "system":
+    case "user":
+      return typeof message.content === "string" ? undefined : `a ${message.role} message needs string content`;
+    case "tool":
+      if (typeof message.tool_call_id !== "string") return "a tool message needs a string tool_call_id";
+      return typeof message.content === "string" ? undefined : "a tool message needs string content";
+    case "assistant":
+      return assistantProblem(message);
+    default:
+      return `unknown role ${JSON.stringify(message.role)}`;
+  }
+}
+
+function assistantProblem(message: Record<string, unknown>): string | undefined {
+  if (message.tool_calls === undefined) {
+    return typeof message.content === "string" ? undefined : "an assistant message without tool_calls needs string content";
+  }
+  if (message.content !== null && typeof message.content !== "string") return "assistant content must be a string or null";
+  if (!Array.isArray(message.tool_calls) || message.tool_calls.length === 0) return "tool_calls must be a non-empty array";
+  const valid = message.tool_calls.every((call: unknown) => {
+    if (typeof call !== "object" || call === null) return false;
+    const { id, type, function: fn } = call as Record<string, unknown>;
+    if (typeof id !== "string" || type !== "function" || typeof fn !== "object" || fn === null) return false;
+    const { name, arguments: args } = fn as Record<string, unknown>;
+    return typeof name === "string" && typeof args === "string";
+  });
+  return valid ? undefined : "each tool call needs an id, type \"function\" and a function name and string arguments";
+}
