@@ -1,0 +1,195 @@
+import { Node, ts, type ParameterDeclaration } from "ts-morph";
+import type { CallingConvention, JsonSchema, JsonValue, ParametersSchema, ToolDefinition } from "../shared/schemas-file.js";
+import { diagnosticAt, type Diagnostic } from "./diagnostic.js";
+import { docHost, type DiscoveredTool } from "./discover-tools.js";
+import { inspectJsonType } from "./json-compat.js";
+import { applyKeyword, keywordFromTag, VALIDATION_TAGS } from "./keywords.js";
+import { literalDefault } from "./literal-default.js";
+import type { SchemaEngine } from "./schema-engine.js";
+import { finishParameters } from "./finish-parameters.js";
+import { readInlineParamDoc, readToolDocs, type ParamDoc, type ToolDocs } from "./tool-docs.js";
+
+export interface BuiltTool {
+  definition: ToolDefinition;
+  call: CallingConvention;
+}
+
+/** One property of the arguments object, before its schema is made. */
+interface ArgumentSpec {
+  name: string;
+  type: ts.Type;
+  /** Where problems with it are reported. */
+  node: Node;
+  required: boolean;
+  defaultValue: JsonValue | undefined;
+  doc: ParamDoc;
+}
+
+/** Turns one discovered tool into its OpenAI definition and calling convention, or diagnostics saying why not. */
+export function buildTool(tool: DiscoveredTool, engine: SchemaEngine, checker: ts.TypeChecker): { built?: BuiltTool; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = [];
+  const docs = readToolDocs(docHost(tool));
+  if (docs.description === "") {
+    diagnostics.push(diagnosticAt(tool.declaration, "warning", `tool "${tool.name}" has no description; add a JSDoc summary above it (models call tools far better with one)`));
+  }
+  // A `this` parameter types the receiver; it is not an argument.
+  const parameters = tool.fn.getParameters().filter((parameter) => parameter.getName() !== "this");
+  const only = parameters.length === 1 ? parameters[0] : undefined;
+  const byObject = only !== undefined && Node.isObjectBindingPattern(only.getNameNode());
+  const specs = byObject ? destructuredSpecs(only!, docs, checker) : positionalSpecs(tool, parameters, docs, diagnostics);
+  if (diagnostics.some((d) => d.severity === "error")) return { diagnostics };
+
+  for (const spec of specs) diagnostics.push(...typeFindings(tool, spec, checker));
+  if (diagnostics.some((d) => d.severity === "error")) return { diagnostics };
+
+  let schemas: Map<string, JsonSchema>;
+  let definitions: Record<string, JsonSchema>;
+  try {
+    const result = engine.schemasFor(new Map(specs.map((spec) => [spec.name, spec.type])));
+    schemas = result.schemas as Map<string, JsonSchema>;
+    definitions = result.definitions as Record<string, JsonSchema>;
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    diagnostics.push(diagnosticAt(tool.declaration, "error", `typescript-json-schema could not describe the parameters of tool "${tool.name}": ${reason}`));
+    return { diagnostics };
+  }
+
+  const properties: { [name: string]: JsonSchema } = {};
+  const required: string[] = [];
+  for (const spec of specs) {
+    const schema: JsonSchema = { ...schemas.get(spec.name) };
+    if (spec.doc.description !== undefined) schema.description = spec.doc.description;
+    for (const tag of spec.doc.tags) {
+      const result = keywordFromTag(tag.name, tag.text);
+      if ("error" in result) diagnostics.push(diagnosticAt(spec.node, "error", `parameter "${spec.name}" of tool "${tool.name}": ${result.error}`));
+      else applyKeyword(schema, result.keyword, result.value);
+    }
+    if (spec.defaultValue !== undefined) schema.default = spec.defaultValue;
+    if (schema.description === undefined) {
+      diagnostics.push(diagnosticAt(spec.node, "warning", `parameter "${spec.name}" of tool "${tool.name}" has no description; add "@param ${spec.name} …" to the tool's JSDoc`));
+    }
+    properties[spec.name] = schema;
+    if (spec.required) required.push(spec.name);
+  }
+  applyMemberDocs(docs, properties, byObject ? undefined : new Set(specs.map((spec) => spec.name)));
+
+  const finished = finishParameters({ type: "object", properties, required, additionalProperties: false }, definitions);
+  for (const problem of finished.problems) diagnostics.push(diagnosticAt(tool.declaration, "error", `tool "${tool.name}": ${problem}`));
+  if (diagnostics.some((d) => d.severity === "error")) return { diagnostics };
+
+  const call: CallingConvention = byObject ? { kind: "object" } : { kind: "positional", params: specs.map((spec) => spec.name) };
+  return {
+    built: { definition: { type: "function", function: { name: tool.name, description: docs.description, parameters: finished.parameters } }, call },
+    diagnostics,
+  };
+}
+
+function positionalSpecs(tool: DiscoveredTool, parameters: ParameterDeclaration[], docs: ToolDocs, diagnostics: Diagnostic[]): ArgumentSpec[] {
+  const specs: ArgumentSpec[] = [];
+  parameters.forEach((parameter, index) => {
+    const nameNode = parameter.getNameNode();
+    if (!Node.isIdentifier(nameNode)) {
+      diagnostics.push(diagnosticAt(parameter, "error",
+        `parameter ${index + 1} of tool "${tool.name}" is a destructuring pattern beside other parameters, so it has no name to become a property; name it, or make it the tool's only parameter`));
+      return;
+    }
+    const name = parameter.getName();
+    if (parameter.isRestParameter()) {
+      const typeText = parameter.getTypeNode()?.getText() ?? "unknown[]";
+      diagnostics.push(diagnosticAt(parameter, "error",
+        `parameter "${name}" of tool "${tool.name}" is a rest parameter, which a call by named arguments cannot fill; take an array instead: ${name}: ${typeText}`));
+      return;
+    }
+    const inline = readInlineParamDoc(parameter);
+    const fromParamTag = docs.params.get(name);
+    specs.push({
+      name,
+      type: parameter.getType().compilerType,
+      node: parameter,
+      required: !parameter.isOptional(),
+      defaultValue: literalDefault(parameter.getInitializer()),
+      doc: { description: fromParamTag?.description ?? inline.description, tags: [...inline.tags, ...(fromParamTag?.tags ?? [])] },
+    });
+  });
+  return specs;
+}
+
+/**
+ * `({ query, limit = 10 }: { query: string; limit?: number })`: the members of the parameter's object
+ * type are the properties. A member's doc comment describes it; `@param opts.member` (any prefix) or
+ * `@param member` in the tool's JSDoc does too, and wins.
+ */
+function destructuredSpecs(parameter: ParameterDeclaration, docs: ToolDocs, checker: ts.TypeChecker): ArgumentSpec[] {
+  const pattern = parameter.getNameNode();
+  const defaults = new Map<string, JsonValue | undefined>();
+  if (Node.isObjectBindingPattern(pattern)) {
+    for (const element of pattern.getElements()) {
+      const key = element.getPropertyNameNode()?.getText() ?? element.getName();
+      if (element.getInitializer() !== undefined) defaults.set(key, literalDefault(element.getInitializer()));
+    }
+  }
+  const type = parameter.getType().compilerType;
+  return checker.getPropertiesOfType(type).map((member) => {
+    const name = member.getName();
+    const declaration = member.valueDeclaration ?? member.declarations?.[0];
+    const doc = memberParamDoc(docs, name);
+    return {
+      name,
+      type: checker.getTypeOfSymbol(member),
+      node: declaration !== undefined && !isLibraryNode(declaration) ? toMorphNode(parameter, declaration) : parameter,
+      required: !(member.flags & ts.SymbolFlags.Optional) && !defaults.has(name),
+      defaultValue: defaults.get(name),
+      doc: { description: doc?.description ?? memberDescription(member, checker), tags: [...memberTags(member), ...(doc?.tags ?? [])] },
+    };
+  });
+}
+
+function memberParamDoc(docs: ToolDocs, member: string): ParamDoc | undefined {
+  for (const [name, doc] of docs.params) {
+    if (name === member || (name.endsWith(`.${member}`) && name.split(".").length === 2)) return doc;
+  }
+  return undefined;
+}
+
+function memberDescription(member: ts.Symbol, checker: ts.TypeChecker): string | undefined {
+  const text = ts.displayPartsToString(member.getDocumentationComment(checker)).trim();
+  return text === "" ? undefined : text;
+}
+
+function memberTags(member: ts.Symbol): { name: string; text: string }[] {
+  return member.getJsDocTags().map((tag) => ({ name: tag.name, text: ts.displayPartsToString(tag.text) })).filter((tag) => VALIDATION_TAGS.has(tag.name));
+}
+
+/** `@param opts.field text` for an object parameter `opts` sets the nested member's description. */
+function applyMemberDocs(docs: ToolDocs, properties: { [name: string]: JsonSchema }, positional: Set<string> | undefined): void {
+  if (positional === undefined) return;
+  for (const [name, doc] of docs.params) {
+    const [owner, member, ...rest] = name.split(".");
+    if (member === undefined || rest.length > 0 || owner === undefined || !positional.has(owner) || doc.description === undefined) continue;
+    const nested = properties[owner]?.properties;
+    if (typeof nested !== "object" || nested === null || Array.isArray(nested)) continue;
+    const target = nested[member];
+    if (typeof target === "object" && target !== null && !Array.isArray(target)) target.description = doc.description;
+  }
+}
+
+function typeFindings(tool: DiscoveredTool, spec: ArgumentSpec, checker: ts.TypeChecker): Diagnostic[] {
+  return inspectJsonType(spec.type, checker, spec.name).map((finding) => {
+    const where = finding.path === spec.name ? "" : ` at ${finding.path}`;
+    const node = finding.declaration !== undefined && !isLibraryNode(finding.declaration) ? toMorphNode(spec.node, finding.declaration) : spec.node;
+    return finding.kind === "unsupported"
+      ? diagnosticAt(node, "error", `parameter "${spec.name}" of tool "${tool.name}" has type "${finding.typeText}"${where}, which JSON cannot carry`)
+      : diagnosticAt(node, "warning", `parameter "${spec.name}" of tool "${tool.name}" has type "${finding.typeText}"${where}, so any JSON value is accepted; a precise type lets the model and the validator do better`);
+  });
+}
+
+function isLibraryNode(node: ts.Node): boolean {
+  const file = node.getSourceFile();
+  return file.hasNoDefaultLib || file.fileName.includes("/node_modules/");
+}
+
+/** The ts-morph wrapper of a compiler node found through the checker, for locating messages. */
+function toMorphNode(anchor: Node, node: ts.Node): Node {
+  const sourceFile = anchor.getProject().getSourceFile(node.getSourceFile().fileName);
+  return sourceFile?.getDescendantAtPos(node.getStart()) ?? anchor;
+}

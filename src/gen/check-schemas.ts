@@ -1,0 +1,55 @@
+import type { SchemasFile } from "../shared/schemas-file.js";
+
+/** What `--check` found: nothing (up to date) or the tools that differ and how. */
+export interface CheckResult {
+  upToDate: boolean;
+  added: string[];
+  removed: string[];
+  changed: string[];
+}
+
+/**
+ * Compares the bytes on disk with what would be generated; when they differ, names the tools whose
+ * definition or binding differs. A file that is not valid JSON counts every tool as added.
+ */
+export function checkSchemas(onDisk: string | undefined, generated: SchemasFile, generatedText: string): CheckResult {
+  if (onDisk === generatedText) return { upToDate: true, added: [], removed: [], changed: [] };
+  const old = parseTools(onDisk);
+  const current = toolSignatures(generated);
+  const added = [...current.keys()].filter((name) => !old.has(name));
+  const removed = [...old.keys()].filter((name) => !current.has(name));
+  const changed = [...current.keys()].filter((name) => old.has(name) && old.get(name) !== current.get(name));
+  return { upToDate: false, added, removed, changed };
+}
+
+export function describeCheck(result: CheckResult, shownFile: string): string {
+  if (result.upToDate) return `${shownFile} is up to date`;
+  const parts = [
+    result.added.length > 0 ? `added: ${result.added.join(", ")}` : "",
+    result.removed.length > 0 ? `removed: ${result.removed.join(", ")}` : "",
+    result.changed.length > 0 ? `changed: ${result.changed.join(", ")}` : "",
+  ].filter((part) => part !== "");
+  const what = parts.length > 0 ? parts.join("; ") : "no tool changed, but the recorded inputs differ";
+  return `${shownFile} is stale (${what}); run npm run gen`;
+}
+
+/** Each tool's definition and binding as one comparable string, by name. */
+function toolSignatures(file: Pick<SchemasFile, "tools" | "bindings">): Map<string, string> {
+  const result = new Map<string, string>();
+  for (const tool of file.tools) {
+    const binding = file.bindings.find((entry) => entry.name === tool.function.name);
+    result.set(tool.function.name, JSON.stringify([tool, binding]));
+  }
+  return result;
+}
+
+function parseTools(text: string | undefined): Map<string, string> {
+  if (text === undefined) return new Map();
+  try {
+    const parsed = JSON.parse(text) as Partial<SchemasFile>;
+    if (!Array.isArray(parsed.tools)) return new Map();
+    return toolSignatures({ tools: parsed.tools, bindings: Array.isArray(parsed.bindings) ? parsed.bindings : [] });
+  } catch {
+    return new Map();
+  }
+}

@@ -1,0 +1,56 @@
+import path from "node:path";
+import type { Node } from "ts-morph";
+
+export type Severity = "error" | "warning";
+
+/** A problem found while generating: collected as a value, printed once at the end. */
+export interface Diagnostic {
+  severity: Severity;
+  message: string;
+  /** Absolute path; absent for problems that belong to no file (a missing folder, a bad flag). */
+  file?: string;
+  /** 1-based. */
+  line?: number;
+  /** 1-based. */
+  col?: number;
+}
+
+export function diagnosticAt(node: Node, severity: Severity, message: string): Diagnostic {
+  const sourceFile = node.getSourceFile();
+  const { line, column } = sourceFile.getLineAndColumnAtPos(node.getStart());
+  return { severity, message, file: sourceFile.getFilePath(), line, col: column };
+}
+
+/** `tools/x.ts:12:5 error: message`, with the path relative to `cwd` so it is clickable in a terminal. */
+export function formatDiagnostic(diagnostic: Diagnostic, cwd: string): string {
+  const where = diagnostic.file === undefined ? "" : `${formatLocation(diagnostic, cwd)} `;
+  return `${where}${diagnostic.severity}: ${diagnostic.message}`;
+}
+
+export function formatLocation(diagnostic: Diagnostic, cwd: string): string {
+  if (diagnostic.file === undefined) return "";
+  const file = relativePath(cwd, diagnostic.file);
+  return diagnostic.line === undefined ? file : `${file}:${diagnostic.line}:${diagnostic.col ?? 1}`;
+}
+
+/** A path relative to `from`, with `/` separators on every platform. */
+export function relativePath(from: string, to: string): string {
+  return path.relative(from, to).split(path.sep).join("/");
+}
+
+export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
+  return diagnostics.some((diagnostic) => diagnostic.severity === "error");
+}
+
+/** Errors first, then by file, line and column, so the output reads the same on every run. */
+export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {
+  const rank = (d: Diagnostic) => (d.severity === "error" ? 0 : 1);
+  return [...diagnostics].sort(
+    (a, b) =>
+      rank(a) - rank(b) ||
+      (a.file ?? "").localeCompare(b.file ?? "") ||
+      (a.line ?? 0) - (b.line ?? 0) ||
+      (a.col ?? 0) - (b.col ?? 0) ||
+      a.message.localeCompare(b.message),
+  );
+}

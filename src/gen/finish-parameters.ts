@@ -1,0 +1,76 @@
+import type { JsonSchema, ParametersSchema } from "../shared/schemas-file.js";
+import { applyKeyword, normalizeKeyword } from "./keywords.js";
+import { forEachSchema, orderSchemaKeys } from "./schema-walk.js";
+
+/** Keywords typescript-json-schema copies from member tags as it reads them, to be checked and typed here. */
+const TAG_KEYWORDS = [
+  "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength", "maxLength",
+  "minItems", "maxItems", "pattern", "format", "uniqueItems", "deprecated", "example",
+];
+
+/**
+ * Makes a tool's `parameters` self-contained and tidy: the definitions its `$ref`s need live inside it
+ * under names that are safe in a JSON pointer, unused ones are dropped, tag keywords have their JSON
+ * types, and keywords are in a fixed order.
+ */
+export function finishParameters(root: ParametersSchema, definitions: Record<string, JsonSchema>): { parameters: ParametersSchema; problems: string[] } {
+  const problems: string[] = [];
+  const renamed = safeDefinitionNames(Object.keys(definitions));
+  const withDefinitions: JsonSchema = { ...root };
+  if (renamed.size > 0) {
+    const local: JsonSchema = {};
+    for (const [original, safe] of renamed) local[safe] = definitions[original]!;
+    withDefinitions.definitions = local;
+  }
+  forEachSchema(withDefinitions, (node) => {
+    const ref = node.$ref;
+    if (typeof ref === "string" && ref.startsWith("#/definitions/")) {
+      const name = decodeURIComponent(ref.slice("#/definitions/".length));
+      node.$ref = `#/definitions/${renamed.get(name) ?? name}`;
+    }
+    for (const key of TAG_KEYWORDS) {
+      if (!(key in node)) continue;
+      const value = node[key]!;
+      delete node[key];
+      const result = normalizeKeyword(key, value);
+      if ("error" in result) problems.push(result.error);
+      else applyKeyword(node, result.keyword, result.value);
+    }
+  });
+  dropUnusedDefinitions(withDefinitions);
+  return { parameters: orderSchemaKeys(withDefinitions) as ParametersSchema, problems };
+}
+
+/** `Tree<string>` → `Tree_string_`, unique within one tool. */
+function safeDefinitionNames(names: string[]): Map<string, string> {
+  const result = new Map<string, string>();
+  const taken = new Set<string>();
+  for (const name of [...names].sort()) {
+    const base = name.replace(/[^A-Za-z0-9_.-]/g, "_");
+    let safe = base;
+    for (let n = 2; taken.has(safe); n++) safe = `${base}_${n}`;
+    taken.add(safe);
+    result.set(name, safe);
+  }
+  return result;
+}
+
+function dropUnusedDefinitions(root: JsonSchema): void {
+  const definitions = root.definitions;
+  if (typeof definitions !== "object" || definitions === null || Array.isArray(definitions)) return;
+  const used = new Set<string>();
+  const pending: JsonSchema[] = [{ ...root, definitions: {} }];
+  while (pending.length > 0) {
+    forEachSchema(pending.pop()!, (node) => {
+      const ref = node.$ref;
+      if (typeof ref !== "string") return;
+      const name = ref.slice("#/definitions/".length);
+      const target = definitions[name];
+      if (used.has(name) || typeof target !== "object" || target === null || Array.isArray(target)) return;
+      used.add(name);
+      pending.push(target);
+    });
+  }
+  for (const name of Object.keys(definitions)) if (!used.has(name)) delete definitions[name];
+  if (used.size === 0) delete root.definitions;
+}

@@ -1,0 +1,67 @@
+import { ts } from "ts-morph";
+
+/** Something in a parameter's type that JSON cannot carry (an error) or does not constrain (a warning). */
+export interface TypeFinding {
+  kind: "unsupported" | "unconstrained";
+  /** The offending type as TypeScript prints it, e.g. `() => void`. */
+  typeText: string;
+  /** Where it sits inside the parameter, e.g. `opts.cache` or `items[]`. */
+  path: string;
+  /** The member declaration it comes from, when there is one in a source file. */
+  declaration?: ts.Node;
+}
+
+/**
+ * Walks a parameter type the way JSON would see it: primitives, literals, enums, arrays, tuples, plain
+ * objects, records, `Date` (as a string) and `null` are fine; functions, symbols, bigints, objects with
+ * methods (class instances, Map, Set, Promise), `never`, `void` and a bare `undefined` are not.
+ * `any` and `unknown` accept every JSON value, which is allowed but worth a warning.
+ */
+export function inspectJsonType(type: ts.Type, checker: ts.TypeChecker, path: string): TypeFinding[] {
+  const findings: TypeFinding[] = [];
+  const seen = new Set<ts.Type>();
+
+  const visit = (current: ts.Type, at: string, declaration?: ts.Node): void => {
+    if (seen.has(current)) return;
+    const report = (kind: TypeFinding["kind"]) =>
+      findings.push({ kind, typeText: checker.typeToString(current), path: at, ...(declaration ? { declaration } : {}) });
+    const flags = current.flags;
+    if (flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) return void report("unconstrained");
+    if (flags & (ts.TypeFlags.Never | ts.TypeFlags.Void | ts.TypeFlags.Undefined | ts.TypeFlags.BigIntLike | ts.TypeFlags.ESSymbolLike | ts.TypeFlags.TypeParameter)) {
+      return void report("unsupported");
+    }
+    if (current.isUnion()) {
+      const members = current.types.filter((member) => !(member.flags & ts.TypeFlags.Undefined));
+      if (members.length === 0) return void report("unsupported");
+      for (const member of members) visit(member, at, declaration);
+      return;
+    }
+    if (current.isIntersection()) {
+      for (const member of current.types) visit(member, at, declaration);
+      return;
+    }
+    if (!(flags & ts.TypeFlags.Object)) return;
+    seen.add(current);
+    if (checker.isArrayType(current) || checker.isTupleType(current)) {
+      for (const element of checker.getTypeArguments(current as ts.TypeReference)) visit(element, `${at}[]`, declaration);
+      return;
+    }
+    if (isDate(current)) return;
+    if (current.getCallSignatures().length > 0 || current.getConstructSignatures().length > 0) return void report("unsupported");
+    const properties = checker.getPropertiesOfType(current);
+    if (properties.some((property) => property.flags & ts.SymbolFlags.Method)) return void report("unsupported");
+    for (const property of properties) {
+      const memberDeclaration = property.valueDeclaration ?? property.declarations?.[0];
+      visit(checker.getTypeOfSymbol(property), `${at}.${property.getName()}`, memberDeclaration ?? declaration);
+    }
+    for (const index of checker.getIndexInfosOfType(current)) visit(index.type, `${at}[string]`, declaration);
+  };
+
+  visit(type, path);
+  return findings;
+}
+
+function isDate(type: ts.Type): boolean {
+  const symbol = type.getSymbol();
+  return symbol?.getName() === "Date" && (symbol.declarations ?? []).some((d) => d.getSourceFile().hasNoDefaultLib);
+}

@@ -1,0 +1,77 @@
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { checkSchemas, describeCheck } from "./check-schemas.js";
+import { parseGenArgs, type GenOptions } from "./cli-args.js";
+import { formatDiagnostic, hasErrors, relativePath, type Diagnostic } from "./diagnostic.js";
+import { ToolGenerator, type Generation } from "./tool-generator.js";
+import { watchTools, type WatchHandle } from "./watch-tools.js";
+
+/** Where the CLI writes: results to stdout, diagnostics and progress to stderr. */
+export interface GenIo {
+  cwd: string;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+export const processIo = (): GenIo => ({
+  cwd: process.cwd(),
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+});
+
+/**
+ * `npm run gen`: generate (or `--check`) once and return the exit code, or start `--watch` and return
+ * its handle. Every problem is printed as `file:line:col severity: message`; any error means exit 1
+ * and nothing written.
+ */
+export function runGen(argv: readonly string[], io: GenIo): number | WatchHandle {
+  const options = parseGenArgs(argv, io.cwd);
+  if ("severity" in options) return report([options], io);
+  const generator = ToolGenerator.open(options.toolsDir, options.outFile);
+  if ("severity" in generator) return report([generator], io);
+  if (options.watch) return watchTools(generator, options, io);
+  const generation = generator.generateAll();
+  if (report(generation.diagnostics, io) !== 0 || generation.file === undefined || generation.text === undefined) return 1;
+  return options.check ? check(options, generation, io) : write(options, generation, io);
+}
+
+/** Prints diagnostics; returns the exit code they call for. */
+export function report(diagnostics: readonly Diagnostic[], io: GenIo): number {
+  for (const diagnostic of diagnostics) io.stderr(`${formatDiagnostic(diagnostic, io.cwd)}\n`);
+  const errors = diagnostics.filter((d) => d.severity === "error").length;
+  if (errors > 0) io.stderr(`gen: ${errors} error${errors === 1 ? "" : "s"}; nothing written\n`);
+  return hasErrors(diagnostics) ? 1 : 0;
+}
+
+function check(options: GenOptions, generation: Generation, io: GenIo): number {
+  const shown = relativePath(io.cwd, options.outFile);
+  const result = checkSchemas(readText(options.outFile), generation.file!, generation.text!);
+  (result.upToDate ? io.stdout : io.stderr)(`${describeCheck(result, shown)}\n`);
+  return result.upToDate ? 0 : 1;
+}
+
+function write(options: GenOptions, generation: Generation, io: GenIo): number {
+  writeSchemas(options.outFile, generation.text!);
+  io.stdout(`gen: ${countTools(generation.file!.tools.length)} → ${relativePath(io.cwd, options.outFile)}\n`);
+  return 0;
+}
+
+export function countTools(count: number): string {
+  return `${count} tool${count === 1 ? "" : "s"}`;
+}
+
+/** Writes only when the bytes differ, so an unchanged file keeps its timestamp. */
+export function writeSchemas(outFile: string, text: string): boolean {
+  if (readText(outFile) === text) return false;
+  mkdirSync(path.dirname(outFile), { recursive: true });
+  writeFileSync(outFile, text);
+  return true;
+}
+
+function readText(file: string): string | undefined {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+}

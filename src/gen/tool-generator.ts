@@ -1,0 +1,209 @@
+import path from "node:path";
+import { existsSync, statSync } from "node:fs";
+import type { Project, SourceFile } from "ts-morph";
+import { currentInputsHash } from "../shared/inputs-hash.js";
+import type { SchemasFile, ToolBinding, ToolDefinition } from "../shared/schemas-file.js";
+import { listToolFiles } from "../shared/tool-files.js";
+import { buildTool, type BuiltTool } from "./build-tool.js";
+import { diagnosticAt, formatLocation, hasErrors, relativePath, sortDiagnostics, type Diagnostic } from "./diagnostic.js";
+import { discoverTools } from "./discover-tools.js";
+import { SchemaEngine } from "./schema-engine.js";
+import { serializeSchemasFile } from "./serialize.js";
+import { compilerDiagnostics } from "./ts-diagnostics.js";
+import { createToolProject, isLocalSourceFile, needsNodeTypes } from "./tool-project.js";
+
+/** The outcome of one generation: the file to write (absent when there is an error) and every diagnostic. */
+export interface Generation {
+  file?: SchemasFile;
+  text?: string;
+  diagnostics: Diagnostic[];
+}
+
+interface ToolEntry {
+  name: string;
+  file: string;
+  location: Diagnostic;
+  built: BuiltTool;
+}
+
+/** What one tool file contributed at its last (re)generation. */
+interface ToolFileResult {
+  tools: ToolEntry[];
+  diagnostics: Diagnostic[];
+}
+
+/**
+ * Generates the schemas of one tools folder and keeps the compiler warm between runs: after a change,
+ * `update` re-checks only the changed files and the files that import them, and rebuilds only the
+ * tools of the tool files among those.
+ */
+export class ToolGenerator {
+  private project!: Project;
+  private withNodeTypes = false;
+  private toolFiles: string[] = [];
+  private readonly toolResults = new Map<string, ToolFileResult>();
+  private readonly checked = new Map<string, Diagnostic[]>();
+  private globalDiagnostics: Diagnostic[] = [];
+
+  private constructor(readonly toolsDir: string, readonly outFile: string) {}
+
+  /** Opens a tools folder; a missing or empty folder is a diagnostic, not a throw. */
+  static open(toolsDir: string, outFile: string): ToolGenerator | Diagnostic {
+    const generator = new ToolGenerator(toolsDir, outFile);
+    const problem = generator.readToolFiles();
+    if (problem !== undefined) return problem;
+    generator.load();
+    return generator;
+  }
+
+  /** Every local source file the tools were built from (absolute paths). */
+  inputFiles(): string[] {
+    const program = this.project.getProgram().compilerObject;
+    return program.getSourceFiles().map((file) => file.fileName).filter((name) => isLocalSourceFile(name, program)).sort();
+  }
+
+  generateAll(): Generation {
+    const program = this.project.getProgram().compilerObject;
+    this.globalDiagnostics = compilerDiagnostics(program);
+    this.checked.clear();
+    this.toolResults.clear();
+    for (const file of this.inputFiles()) this.checked.set(file, compilerDiagnostics(program, program.getSourceFile(file)));
+    this.rebuildTools(this.toolFiles);
+    return this.assemble();
+  }
+
+  /**
+   * Applies changes to files on disk (edited, added or deleted) and regenerates what they affect.
+   * Returns the tool files whose tools were rebuilt, for the one-line report.
+   */
+  update(changedFiles: readonly string[]): Generation & { rebuilt: string[] } {
+    const before = new Set(this.toolFiles);
+    const problem = this.readToolFiles();
+    if (problem !== undefined) return { diagnostics: [problem], rebuilt: [] };
+    const addedOrRemoved = this.toolFiles.length !== before.size || this.toolFiles.some((file) => !before.has(file));
+    if (addedOrRemoved || (!this.withNodeTypes && needsNodeTypes(changedFiles.filter((file) => existsSync(file))))) {
+      this.load();
+      return { ...this.generateAll(), rebuilt: this.toolFiles };
+    }
+    for (const file of changedFiles) this.project.getSourceFile(file)?.refreshFromFileSystemSync();
+    this.project.resolveSourceFileDependencies();
+    const affected = this.dependentsOf(changedFiles);
+    const program = this.project.getProgram().compilerObject;
+    const inputs = new Set(this.inputFiles());
+    for (const file of [...this.checked.keys()]) if (!inputs.has(file)) this.checked.delete(file);
+    for (const file of inputs) {
+      if (affected.has(file) || !this.checked.has(file)) this.checked.set(file, compilerDiagnostics(program, program.getSourceFile(file)));
+    }
+    const rebuilt = this.toolFiles.filter((file) => affected.has(file));
+    this.rebuildTools(rebuilt);
+    return { ...this.assemble(), rebuilt };
+  }
+
+  private readToolFiles(): Diagnostic | undefined {
+    const shown = relativePath(process.cwd(), this.toolsDir) || ".";
+    let names: string[];
+    try {
+      if (!statSync(this.toolsDir).isDirectory()) return { severity: "error", message: `tools folder ${shown} is not a folder; pass --tools <dir>` };
+      names = listToolFiles(this.toolsDir);
+    } catch {
+      return { severity: "error", message: `tools folder ${shown} does not exist; create it with a tool file (tools/my_tool.ts) or pass --tools <dir>` };
+    }
+    if (names.length === 0) return { severity: "error", message: `tools folder ${shown} has no .ts files; write a tool there (an exported, JSDoc-commented function)` };
+    this.toolFiles = names.map((name) => path.join(this.toolsDir, name));
+    return undefined;
+  }
+
+  private load(): void {
+    this.withNodeTypes = needsNodeTypes(this.toolFiles);
+    this.project = createToolProject(this.toolFiles);
+  }
+
+  /** The given files and every local file that imports them, directly or not. */
+  private dependentsOf(files: readonly string[]): Set<string> {
+    const importers = new Map<string, Set<string>>();
+    for (const sourceFile of this.project.getSourceFiles()) {
+      for (const imported of importedFiles(sourceFile)) {
+        const set = importers.get(imported) ?? new Set<string>();
+        set.add(sourceFile.getFilePath());
+        importers.set(imported, set);
+      }
+    }
+    const result = new Set<string>();
+    const pending = files.map((file) => path.resolve(file));
+    while (pending.length > 0) {
+      const file = pending.pop()!;
+      if (result.has(file)) continue;
+      result.add(file);
+      pending.push(...(importers.get(file) ?? []));
+    }
+    return result;
+  }
+
+  private rebuildTools(toolFiles: readonly string[]): void {
+    const checker = this.project.getTypeChecker().compilerObject;
+    const engine = new SchemaEngine(checker);
+    for (const file of toolFiles) {
+      const sourceFile = this.project.getSourceFile(file);
+      if (sourceFile === undefined) continue;
+      const result: ToolFileResult = { tools: [], diagnostics: [] };
+      // A file the compiler rejects is reported by the compiler; its tools would only add noise.
+      if (!hasErrors(this.checked.get(file) ?? [])) {
+        const discovered = discoverTools(sourceFile);
+        result.diagnostics.push(...discovered.diagnostics);
+        for (const tool of discovered.tools) {
+          const { built, diagnostics } = buildTool(tool, engine, checker);
+          result.diagnostics.push(...diagnostics);
+          if (built !== undefined) result.tools.push({ name: tool.name, file, location: diagnosticAt(tool.declaration, "error", ""), built });
+        }
+      }
+      this.toolResults.set(file, result);
+    }
+  }
+
+  private assemble(): Generation {
+    const diagnostics: Diagnostic[] = [...this.globalDiagnostics];
+    for (const found of this.checked.values()) diagnostics.push(...found);
+    const tools: ToolEntry[] = [];
+    for (const file of this.toolFiles) {
+      const result = this.toolResults.get(file);
+      if (result === undefined) continue;
+      diagnostics.push(...result.diagnostics);
+      tools.push(...result.tools);
+    }
+    diagnostics.push(...duplicateNames(tools));
+    if (hasErrors(diagnostics)) return { diagnostics: sortDiagnostics(diagnostics) };
+
+    tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const schemasDir = path.dirname(this.outFile);
+    const toolsDir = relativePath(schemasDir, this.toolsDir) || ".";
+    const files = this.inputFiles().map((file) => relativePath(schemasDir, file)).sort();
+    const hash = currentInputsHash(schemasDir, { toolsDir, files });
+    if (hash === undefined) return { diagnostics: [{ severity: "error", message: "could not read the tool files back to hash them; is something deleting them?" }] };
+    const definitions: ToolDefinition[] = tools.map((tool) => tool.built.definition);
+    const bindings: ToolBinding[] = tools.map((tool) => ({ name: tool.name, file: relativePath(schemasDir, tool.file), exportName: tool.name, call: tool.built.call }));
+    const file: SchemasFile = { tools: definitions, bindings, inputs: { toolsDir, files, hash } };
+    return { file, text: serializeSchemasFile(file), diagnostics: sortDiagnostics(diagnostics) };
+  }
+}
+
+function importedFiles(sourceFile: SourceFile): string[] {
+  const declarations = [...sourceFile.getImportDeclarations(), ...sourceFile.getExportDeclarations()];
+  const files: string[] = [];
+  for (const declaration of declarations) {
+    const imported = declaration.getModuleSpecifierSourceFile();
+    if (imported !== undefined) files.push(imported.getFilePath());
+  }
+  return files;
+}
+
+function duplicateNames(tools: readonly ToolEntry[]): Diagnostic[] {
+  const byName = new Map<string, ToolEntry[]>();
+  for (const tool of tools) byName.set(tool.name, [...(byName.get(tool.name) ?? []), tool]);
+  const diagnostics: Diagnostic[] = [];
+  for (const [name, entries] of byName) {
+    if (entries.length < 2) continue;
+    const places = entries.map((entry) => formatLocation(entry.location, process.cwd())).join(" and ");
+    diagnostics.push({ ...entries[0]!.location, message: `tool name "${name}" is defined more than once, at ${places}; tool names must be unique across files` });
+  }
+  return diagnostics;
+}

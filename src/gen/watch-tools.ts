@@ -1,0 +1,86 @@
+import { watch, type FSWatcher } from "node:fs";
+import path from "node:path";
+import type { GenOptions } from "./cli-args.js";
+import { formatDiagnostic, relativePath, type Diagnostic } from "./diagnostic.js";
+import type { GenIo } from "./run-gen.js";
+import { countTools, writeSchemas } from "./run-gen.js";
+import type { Generation, ToolGenerator } from "./tool-generator.js";
+
+export interface WatchHandle {
+  close(): void;
+}
+
+/** Editors write a file in several steps; changes this close together are one regeneration. */
+const SETTLE_MS = 40;
+
+/**
+ * `--watch`: generate once, then regenerate on every change to a tool file or a local file the tools
+ * import, through the same warm generator. One stderr line per regeneration, after any errors.
+ */
+export function watchTools(generator: ToolGenerator, options: GenOptions, io: GenIo): WatchHandle {
+  const shownOut = relativePath(io.cwd, options.outFile);
+  const watchers = new Map<string, FSWatcher>();
+  let pending = new Set<string>();
+  let timer: NodeJS.Timeout | undefined;
+  let closed = false;
+
+  const publish = (generation: Generation, what: string, started: number, rebuilt?: readonly string[]) => {
+    const shown = generation.diagnostics.filter((d) => d.severity === "error" || rebuilt === undefined || (d.file !== undefined && rebuilt.includes(d.file)));
+    for (const diagnostic of shown) io.stderr(`${formatDiagnostic(diagnostic, io.cwd)}\n`);
+    const ms = Math.round(performance.now() - started);
+    if (generation.text === undefined) {
+      const errors = generation.diagnostics.filter((d: Diagnostic) => d.severity === "error").length;
+      io.stderr(`gen: ${what}: ${errors} error${errors === 1 ? "" : "s"}; ${shownOut} left as it was (${ms} ms)\n`);
+      return;
+    }
+    writeSchemas(options.outFile, generation.text);
+    io.stderr(`gen: ${what}: ${countTools(generation.file!.tools.length)} → ${shownOut} (${ms} ms)\n`);
+  };
+
+  const watchInputs = () => {
+    const dirs = new Set([options.toolsDir, ...generator.inputFiles().map((file) => path.dirname(file))]);
+    for (const [dir, watcher] of watchers) {
+      if (!dirs.has(dir)) {
+        watcher.close();
+        watchers.delete(dir);
+      }
+    }
+    for (const dir of dirs) {
+      if (watchers.has(dir)) continue;
+      try {
+        watchers.set(dir, watch(dir, (_event, name) => name && onChange(path.join(dir, name.toString()))));
+      } catch {
+        // A folder that vanished is noticed through the files it held.
+      }
+    }
+  };
+
+  const onChange = (file: string) => {
+    const relevant = generator.inputFiles().includes(file) || (path.dirname(file) === options.toolsDir && file.endsWith(".ts") && !file.endsWith(".d.ts"));
+    if (!relevant || closed) return;
+    pending.add(file);
+    clearTimeout(timer);
+    timer = setTimeout(regenerate, SETTLE_MS);
+  };
+
+  const regenerate = () => {
+    const changed = [...pending];
+    pending = new Set();
+    const started = performance.now();
+    const generation = generator.update(changed);
+    publish(generation, changed.map((file) => relativePath(io.cwd, file)).join(", "), started, generation.rebuilt);
+    watchInputs();
+  };
+
+  const started = performance.now();
+  publish(generator.generateAll(), `watching ${relativePath(io.cwd, options.toolsDir) || "."}`, started);
+  watchInputs();
+  return {
+    close() {
+      closed = true;
+      clearTimeout(timer);
+      for (const watcher of watchers.values()) watcher.close();
+      watchers.clear();
+    },
+  };
+}
