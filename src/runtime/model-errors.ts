@@ -1,0 +1,207 @@
+/**
+ * The one error type the model client rejects with, and the translation of whatever the SDK, fetch or a
+ * broken body throws into it: a kind a program can branch on, and a message plus hint a user can act on.
+ * Messages never hold the API key (it is scrubbed even when the API echoes it back) nor a stack trace.
+ */
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+
+export type ModelErrorKind = "http" | "connection" | "timeout" | "malformed" | "no_choices" | "aborted";
+
+export interface ModelRequestErrorInit {
+  kind: ModelErrorKind;
+  message: string;
+  hint?: string;
+  status?: number;
+  /** The failure is transient: trying the same request again may succeed. */
+  retryable: boolean;
+}
+
+/** A failed model request, ready for stderr: `message` says what happened, `hint` what to do next. */
+export class ModelRequestError extends Error {
+  readonly kind: ModelErrorKind;
+  readonly status: number | undefined;
+  readonly retryable: boolean;
+  readonly hint: string | undefined;
+
+  constructor(init: ModelRequestErrorInit) {
+    super(init.message);
+    this.name = "ModelRequestError";
+    this.kind = init.kind;
+    this.status = init.status;
+    this.retryable = init.retryable;
+    this.hint = init.hint;
+  }
+}
+
+/** `message`, then the hint on its own line: what the CLI prints. */
+export function describeModelError(error: ModelRequestError): string {
+  return error.hint ? `${error.message}\nhint: ${error.hint}` : error.message;
+}
+
+/** What the translation needs to know about the request that failed. */
+export interface FailureContext {
+  /** The endpoint, as the user configured it (`OPENAI_BASE_URL`). */
+  baseURL: string;
+  /** Scrubbed from every message. */
+  apiKey: string;
+  /** The caller's signal was aborted (Ctrl-C). */
+  userAborted: boolean;
+  /** The body idle timeout fired (the response stalled after its headers). */
+  idleTimeoutMs?: number;
+  /** How many HTTP attempts were made for this request (SDK retries included). */
+  attempts: number;
+}
+
+const MAX_API_MESSAGE = 400;
+
+/** Turns anything thrown while requesting a turn into a `ModelRequestError`. */
+export function toModelRequestError(error: unknown, context: FailureContext): ModelRequestError {
+  const made = classify(error, context);
+  const scrub = (text: string | undefined) => (text === undefined ? undefined : scrubSecret(text, context.apiKey));
+  return new ModelRequestError({
+    kind: made.kind,
+    message: scrub(made.message) ?? "",
+    retryable: made.retryable,
+    ...(made.hint !== undefined ? { hint: scrub(made.hint) } : {}),
+    ...(made.status !== undefined ? { status: made.status } : {}),
+  });
+}
+
+function classify(error: unknown, context: FailureContext): ModelRequestErrorInit {
+  if (context.userAborted) return aborted();
+  const url = displayURL(context.baseURL);
+  const tries = context.attempts > 1 ? ` (after ${context.attempts} attempts)` : "";
+  if (context.idleTimeoutMs !== undefined) {
+    return {
+      kind: "timeout",
+      message: `timeout: ${url} sent nothing for ${seconds(context.idleTimeoutMs)} in the middle of its response; the partial response was dropped`,
+      hint: "The endpoint stalled. A slow local model may need a longer idle timeout.",
+      retryable: true,
+    };
+  }
+  if (error instanceof APIUserAbortError) return aborted();
+  if (error instanceof ModelRequestError) return error;
+  if (error instanceof APIConnectionTimeoutError) {
+    return {
+      kind: "timeout",
+      message: `timeout: no response from ${url}${tries}`,
+      hint: "Check that the endpoint is up and not overloaded (OPENAI_BASE_URL).",
+      retryable: true,
+    };
+  }
+  if (error instanceof APIConnectionError) {
+    return {
+      kind: "connection",
+      message: `could not connect to ${url}: ${causeText(error)}${tries}`,
+      hint: "Check that the server is running and that OPENAI_BASE_URL points at its API root (e.g. http://localhost:8080/v1).",
+      retryable: true,
+    };
+  }
+  if (error instanceof APIError) return httpFailure(error, url, tries);
+  if (error instanceof SyntaxError) {
+    return {
+      kind: "malformed",
+      message: `malformed response from ${url}: not valid JSON / SSE (${oneLine(error.message)})`,
+      hint: "The endpoint or a proxy in front of it sent a broken body; check OPENAI_BASE_URL.",
+      retryable: true,
+    };
+  }
+  if (error instanceof TypeError) {
+    return {
+      kind: "connection",
+      message: `the connection to ${url} broke in the middle of the response (${causeText(error)}); the partial response was dropped`,
+      hint: "The endpoint or the network dropped the connection; try again.",
+      retryable: true,
+    };
+  }
+  return {
+    kind: "malformed",
+    message: `unexpected failure reading the response from ${url}: ${oneLine(error instanceof Error ? error.message : String(error))}`,
+    retryable: true,
+  };
+}
+
+function aborted(): ModelRequestErrorInit {
+  return { kind: "aborted", message: "interrupted: the model request was aborted", retryable: false };
+}
+
+function httpFailure(error: APIError, url: string, tries: string): ModelRequestErrorInit {
+  const apiMessage = apiMessageOf(error);
+  const status = error.status;
+  if (status === undefined) {
+    return {
+      kind: "http",
+      message: `the API reported an error in the middle of its response: ${apiMessage}`,
+      retryable: true,
+    };
+  }
+  const retryable = status === 408 || status === 409 || status === 429 || status >= 500;
+  return {
+    kind: "http",
+    status,
+    message: `HTTP ${status} from ${url}: ${apiMessage}${retryable ? tries : ""}`,
+    retryable,
+    ...hintFor(status),
+  };
+}
+
+function hintFor(status: number): { hint?: string } {
+  if (status === 401 || status === 403) return { hint: "Set OPENAI_API_KEY to a valid key for this endpoint." };
+  if (status === 404) {
+    return { hint: "Set AGENT_MODEL or --model to a model this endpoint serves (and check that OPENAI_BASE_URL ends at the API root, e.g. /v1)." };
+  }
+  if (status === 429) return { hint: "Rate limited or out of quota: wait a little, or check the account's limits." };
+  if (status >= 500) return { hint: "The endpoint is failing or overloaded; try again later." };
+  return {};
+}
+
+function apiMessageOf(error: APIError): string {
+  const body = error.error as { message?: unknown } | undefined;
+  const text = typeof body?.message === "string" ? body.message : error.message.replace(/^\d{3} /, "");
+  return oneLine(text) || "(no message)";
+}
+
+function causeText(error: Error): string {
+  const seen = new Set<unknown>();
+  let current: unknown = error.cause;
+  while (current instanceof Error && !seen.has(current)) {
+    seen.add(current);
+    const code = (current as { code?: unknown }).code;
+    if (code === "ECONNREFUSED") return "connection refused";
+    if (code === "ECONNRESET" || code === "UND_ERR_SOCKET") return "connection reset";
+    if (code === "ENOTFOUND") return "host not found";
+    if (typeof code === "string") return code;
+    current = current.cause;
+  }
+  return oneLine(error.message);
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > MAX_API_MESSAGE ? `${flat.slice(0, MAX_API_MESSAGE)}…` : flat;
+}
+
+function seconds(ms: number): string {
+  return ms >= 1000 ? `${+(ms / 1000).toFixed(1)} s` : `${ms} ms`;
+}
+
+/** The URL without credentials or query, safe to print. */
+export function displayURL(baseURL: string): string {
+  try {
+    const url = new URL(baseURL);
+    return `${url.origin}${url.pathname}`.replace(/\/$/, "");
+  } catch {
+    return baseURL;
+  }
+}
+
+/** Replaces every occurrence of the key (and of its long fragments, as masked echoes show) with `***`. */
+export function scrubSecret(text: string, secret: string): string {
+  if (secret.length < 4) return text;
+  let out = text.split(secret).join("***");
+  if (secret.length >= 16) {
+    const fragment = secret.slice(-8);
+    out = out.split(fragment).join("***");
+  }
+  return out;
+}

@@ -1,0 +1,150 @@
+/**
+ * The `fetch` the SDK is given. It adds what the SDK lacks, per model request: an idle timeout on the
+ * response body (the SDK's `timeout` stops at the headers, so a body that stalls would hang forever), and a
+ * report of each retry the SDK is about to make (the SDK retries silently). The request a fetch belongs to
+ * is found through AsyncLocalStorage, since the SDK calls `fetch` deep inside its own retry loop.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+
+/** What one `chat.completions.create` call's HTTP attempts learned. */
+export interface RequestWatch {
+  /** HTTP attempts made (the SDK's retries included). */
+  attempts: number;
+  /** The last attempt got a successful status and headers: a failure from here on is a broken body. */
+  responded: boolean;
+  /** The body idle timeout fired and aborted the response. */
+  idleTimedOut: boolean;
+  /** The last successful response's media type. */
+  contentType: string;
+  /** The caller's signal: no retry is reported after it aborted. */
+  userSignal: AbortSignal;
+  /** Clears the idle timer of the response in flight. */
+  stopIdleTimer(): void;
+}
+
+/** A retry the SDK is about to make after a failed attempt. */
+export interface SdkRetry {
+  /** 1-based number of the retry. */
+  retry: number;
+  maxRetries: number;
+  status?: number;
+  /** e.g. `HTTP 503 Service Unavailable`, `connection failed (fetch failed)`. */
+  reason: string;
+  /** The wait the server asked for (`retry-after-ms` / `retry-after`), if it did. */
+  delayMs?: number;
+}
+
+export interface WatchedFetchOptions {
+  idleTimeoutMs: number;
+  /** The SDK's `maxRetries`, to tell whether a failed attempt will be retried. */
+  maxRetries: number;
+  onSdkRetry(retry: SdkRetry): void;
+}
+
+const storage = new AsyncLocalStorage<RequestWatch>();
+
+/** Runs `fn` (which calls the SDK) with `watch` collecting what its fetches see. */
+export function watchRequest<T>(watch: RequestWatch, fn: () => Promise<T>): Promise<T> {
+  return storage.run(watch, fn);
+}
+
+export function newRequestWatch(userSignal: AbortSignal): RequestWatch {
+  return { attempts: 0, responded: false, idleTimedOut: false, contentType: "", userSignal, stopIdleTimer: () => undefined };
+}
+
+export function createWatchedFetch(options: WatchedFetchOptions): typeof fetch {
+  return async (input, init) => {
+    const watch = storage.getStore();
+    if (watch === undefined) return fetch(input, init);
+    watch.attempts += 1;
+    watch.responded = false;
+    const idle = new AbortController();
+    const signal = init?.signal ? AbortSignal.any([init.signal, idle.signal]) : idle.signal;
+    const willRetry = () => !watch.userSignal.aborted && watch.attempts <= options.maxRetries;
+    const retry = { retry: watch.attempts, maxRetries: options.maxRetries };
+
+    let response: Response;
+    try {
+      response = await fetch(input, { ...init, signal });
+    } catch (error) {
+      if (willRetry()) options.onSdkRetry({ ...retry, reason: connectionReason(error, init?.signal) });
+      throw error;
+    }
+    if (!response.ok) {
+      if (willRetry() && sdkRetriesStatus(response)) {
+        const delayMs = requestedDelayMs(response.headers);
+        options.onSdkRetry({
+          ...retry,
+          status: response.status,
+          reason: `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`,
+          ...(delayMs !== undefined ? { delayMs } : {}),
+        });
+      }
+      return response;
+    }
+    watch.responded = true;
+    watch.contentType = (response.headers.get("content-type") ?? "").split(";")[0]?.trim() ?? "";
+    return withIdleTimeout(response, options.idleTimeoutMs, watch, () => {
+      watch.idleTimedOut = true;
+      idle.abort();
+    });
+  };
+}
+
+/** Passes the body through, calling `onIdle` when no bytes arrived for `idleMs` since headers or the last chunk. */
+function withIdleTimeout(response: Response, idleMs: number, watch: RequestWatch, onIdle: () => void): Response {
+  if (response.body === null) return response;
+  let timer: NodeJS.Timeout | undefined;
+  const stop = () => clearTimeout(timer);
+  const arm = () => {
+    stop();
+    timer = setTimeout(onIdle, idleMs);
+    // A finished or abandoned body must not keep the process alive.
+    timer.unref();
+  };
+  watch.stopIdleTimer = stop;
+  arm();
+  const body = response.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        arm();
+        controller.enqueue(chunk);
+      },
+      flush: stop,
+    }),
+  );
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+/** The SDK's own rule for retrying a status (see `shouldRetry` in the openai client). */
+function sdkRetriesStatus(response: Response): boolean {
+  const header = response.headers.get("x-should-retry");
+  if (header === "true") return true;
+  if (header === "false") return false;
+  const status = response.status;
+  return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+function requestedDelayMs(headers: Headers): number | undefined {
+  const ms = Number.parseFloat(headers.get("retry-after-ms") ?? "");
+  if (!Number.isNaN(ms)) return ms;
+  const value = headers.get("retry-after");
+  if (value === null) return undefined;
+  const seconds = Number.parseFloat(value);
+  if (!Number.isNaN(seconds)) return seconds * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+function connectionReason(error: unknown, sdkSignal: AbortSignal | null | undefined): string {
+  if (sdkSignal?.aborted) return "no response headers before the request timeout";
+  let current: unknown = error;
+  while (current instanceof Error) {
+    const code = (current as { code?: unknown }).code;
+    if (code === "ECONNREFUSED") return "connection refused";
+    if (code === "ECONNRESET" || code === "UND_ERR_SOCKET") return "connection reset";
+    if (typeof code === "string") return `connection failed (${code})`;
+    current = current.cause;
+  }
+  return `connection failed (${error instanceof Error ? error.message : String(error)})`;
+}

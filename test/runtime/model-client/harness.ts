@@ -1,0 +1,97 @@
+/** One scripted server per test file and a requester with test-sized timeouts aimed at it. */
+import { afterAll, beforeAll } from "vitest";
+import { createTurnRequester, type RetryInfo, type TurnRequesterOptions } from "../../../src/runtime/model-client.js";
+import { ModelRequestError } from "../../../src/runtime/model-errors.js";
+import type { ChatMessage } from "../../../src/runtime/messages.js";
+import type { ModelTurn, TurnRequest } from "../../../src/runtime/types.js";
+import type { ToolDefinition } from "../../../src/shared/schemas-file.js";
+import { startScriptedServer, type Script, type ScriptedServer } from "../../support/scripted-server.js";
+
+export const API_KEY = "sk-test-SENTINEL-0123456789abcdef";
+
+export const TOOLS: ToolDefinition[] = [
+  {
+    type: "function",
+    function: {
+      name: "add",
+      description: "Adds two numbers.",
+      parameters: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] },
+    },
+  },
+];
+
+export const PROMPT: ChatMessage[] = [
+  { role: "system", content: "sys" },
+  { role: "user", content: "add 1 and 2" },
+];
+
+/** Starts the file's server before its tests and closes it after. */
+export function useScriptedServer(): { readonly server: ScriptedServer } {
+  const holder: { server?: ScriptedServer } = {};
+  beforeAll(async () => {
+    holder.server = await startScriptedServer({ script: [], apiKey: API_KEY });
+  });
+  afterAll(async () => {
+    await holder.server?.close();
+  });
+  return {
+    get server() {
+      if (!holder.server) throw new Error("server not started");
+      return holder.server;
+    },
+  };
+}
+
+export interface Run {
+  turn?: ModelTurn;
+  error?: ModelRequestError;
+  text: string[];
+  retries: RetryInfo[];
+  requestCount: number;
+}
+
+/**
+ * Plays `script` against `server` (its request log starts empty) and asks for one turn, through the real
+ * SDK, with short timeouts: idle 200 ms, headers 2 s, 2 SDK retries, 2 broken-response retries.
+ */
+export async function requestTurn(
+  server: ScriptedServer,
+  script: Script,
+  stream: boolean,
+  extra: { options?: Partial<TurnRequesterOptions>; request?: Partial<TurnRequest> } = {},
+): Promise<Run> {
+  server.setScript(script);
+  const before = server.requests.length;
+  const retries: RetryInfo[] = [];
+  const text: string[] = [];
+  const requester = createTurnRequester({
+    apiKey: API_KEY,
+    baseURL: server.baseURL,
+    maxRetries: 2,
+    timeoutMs: 2_000,
+    idleTimeoutMs: 200,
+    brokenResponseRetries: 2,
+    onRetry: (info) => retries.push(info),
+    ...extra.options,
+  });
+  const run: Run = { text, retries, requestCount: 0 };
+  try {
+    run.turn = await requester({
+      model: "test-model",
+      messages: PROMPT,
+      tools: TOOLS,
+      stream,
+      signal: new AbortController().signal,
+      onText: (delta) => text.push(delta),
+      ...extra.request,
+    });
+  } catch (error) {
+    if (!(error instanceof ModelRequestError)) throw error;
+    run.error = error;
+  }
+  run.requestCount = server.requests.length - before;
+  return run;
+}
+
+/** Fast SDK retries: the SDK honours `retry-after-ms`. */
+export const RETRY_NOW = { "retry-after-ms": "1" };
