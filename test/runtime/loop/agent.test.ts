@@ -7,7 +7,7 @@ import type { ChatMessage } from "../../../src/runtime/messages.js";
 import type { ModelTurn } from "../../../src/runtime/types.js";
 import { answerTurn, call, fakeExecutor, historyProblems, scriptedRequester, toolTurn, turnWith } from "./fakes.js";
 
-function agentWith(turns: Parameters<typeof scriptedRequester>[0], extra: Partial<AgentOptions> = {}) {
+function agentWith(turns: Parameters<typeof scriptedRequester>[0], extra: Partial<AgentOptions> & { executor?: ReturnType<typeof fakeExecutor> } = {}) {
   const requester = scriptedRequester(turns);
   const executor = extra.executor ?? fakeExecutor();
   const written: ChatMessage[] = [];

@@ -1,0 +1,34 @@
+/** `npm run agent -- [flags] "prompt"`: see docs/agent.md. */
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { runAgentCli } from "../src/cli/run-agent-cli.js";
+
+const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const envFile = path.join(projectRoot, ".env");
+// Node's loader keeps variables already set, so the real environment wins over .env.
+if (existsSync(envFile)) process.loadEnvFile(envFile);
+
+/** After Ctrl-C the run ends within moments; a tool that ignores its signal must not keep the process alive. */
+const FORCED_EXIT_MS = 1500;
+
+const exitCode = await runAgentCli({
+  argv: process.argv.slice(2),
+  env: process.env,
+  // `npm run` starts scripts in the project root; INIT_CWD is where the user typed the command.
+  cwd: process.env.INIT_CWD ?? process.cwd(),
+  projectRoot,
+  stdin: process.stdin,
+  stdout: process.stdout,
+  stderr: process.stderr,
+  onInterrupt(handler) {
+    const onSignal = () => {
+      handler();
+      setTimeout(() => process.exit(130), FORCED_EXIT_MS).unref();
+      process.once("SIGINT", () => process.exit(130));
+    };
+    process.once("SIGINT", onSignal);
+    return () => process.off("SIGINT", onSignal);
+  },
+});
+process.exit(exitCode);

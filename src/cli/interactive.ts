@@ -1,0 +1,51 @@
+/**
+ * The interactive chat (`npm run agent` on a terminal, no prompt): one agent, so history is kept across
+ * prompts. Answers go to stdout, prompts and progress to stderr. Ctrl-C stops the running prompt and
+ * returns to the chat; Ctrl-C at the prompt or Ctrl-D leaves.
+ */
+import { createInterface } from "node:readline";
+import type { Agent } from "../runtime/agent.js";
+import type { ProgressReporter } from "./progress-reporter.js";
+import { EXIT, reportResult } from "./report-result.js";
+
+export interface InteractiveOptions {
+  agent: Agent;
+  input: NodeJS.ReadableStream & { isTTY?: boolean };
+  /** Where the prompt and the greeting go (stderr). */
+  prompts: { write(text: string): unknown };
+  stdout: { write(text: string): unknown };
+  reporter: ProgressReporter;
+}
+
+export async function runInteractive(options: InteractiveOptions): Promise<number> {
+  const { agent, reporter } = options;
+  const rl = createInterface({
+    input: options.input,
+    output: options.prompts as NodeJS.WritableStream,
+    terminal: options.input.isTTY === true,
+  });
+  let running: AbortController | undefined;
+  let exitCode: number = EXIT.answer;
+  rl.on("SIGINT", () => {
+    if (running) {
+      running.abort();
+      return;
+    }
+    exitCode = EXIT.interrupted;
+    rl.close();
+  });
+  reporter.line("sigloop chat: type a prompt and press Enter; Ctrl-D to leave.");
+  rl.setPrompt("> ");
+  rl.prompt();
+  for await (const line of rl) {
+    if (line.trim() !== "") {
+      running = new AbortController();
+      const report = reportResult(await agent.run(line, { signal: running.signal }));
+      running = undefined;
+      if (report.stdout !== undefined) options.stdout.write(report.stdout);
+      if (report.message !== undefined) reporter.line(report.message);
+    }
+    rl.prompt();
+  }
+  return exitCode;
+}

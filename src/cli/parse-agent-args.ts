@@ -1,0 +1,108 @@
+/**
+ * The command line of `npm run agent`: flags are separate tokens (`--model NAME`, or `--model=NAME`) and
+ * may come before or after the prompt; the prompt is every other token, joined by spaces; `--` ends the
+ * flags. Parsing only: defaults that depend on the environment are applied by the caller.
+ */
+
+export interface AgentArgs {
+  prompt?: string;
+  model?: string;
+  maxTurns?: number;
+  workspace?: string;
+  transcript?: string;
+  resume?: string;
+  schemas?: string;
+  stream: boolean;
+  toolTimeoutMs?: number;
+  idleTimeoutMs?: number;
+  help: boolean;
+}
+
+export type ParsedAgentArgs = { ok: true; args: AgentArgs } | { ok: false; error: string };
+
+type NumberFlag = "maxTurns" | "toolTimeoutMs" | "idleTimeoutMs";
+type ValueFlag = "model" | "workspace" | "transcript" | "resume" | "schemas" | NumberFlag;
+
+const VALUE_FLAGS: Record<string, ValueFlag> = {
+  "--model": "model",
+  "--max-turns": "maxTurns",
+  "--workspace": "workspace",
+  "--transcript": "transcript",
+  "--resume": "resume",
+  "--schemas": "schemas",
+  "--tool-timeout": "toolTimeoutMs",
+  "--idle-timeout": "idleTimeoutMs",
+};
+
+const NUMBER_FLAGS = new Set<ValueFlag>(["maxTurns", "toolTimeoutMs", "idleTimeoutMs"]);
+
+export const AGENT_USAGE = `Usage: npm run agent -- [flags] "prompt"
+       npm run agent                      (on a terminal: interactive chat, Ctrl-D to leave)
+
+Flags (before or after the prompt):
+  --model NAME          model to ask (default: $AGENT_MODEL, else gpt-4o-mini)
+  --max-turns N         model requests per prompt before giving up (default 10)
+  --workspace DIR       the only directory tools may touch (default: where you ran the command)
+  --transcript FILE     write every message to FILE as JSON lines (a new or empty file)
+  --resume FILE         continue the conversation in transcript FILE and append to it
+  --schemas FILE        tool schemas to offer (default: generated/schemas.json)
+  --tool-timeout MS     how long one tool call may run (default 60000)
+  --idle-timeout MS     longest silence inside a model response before it is dropped and retried (default 15000)
+  --no-stream           plain responses instead of streaming
+  --help                this text
+
+Environment: OPENAI_API_KEY, OPENAI_BASE_URL, AGENT_MODEL (also read from .env in the project root).
+Exit codes: 0 answer, 1 turn limit reached, 2 usage or setup error, 3 API error,
+            4 the model stopped without an answer, 5 schemas missing or stale, 130 interrupted.`;
+
+export function parseAgentArgs(argv: readonly string[]): ParsedAgentArgs {
+  const args: AgentArgs = { stream: true, help: false };
+  const promptParts: string[] = [];
+  for (let i = 0; i < argv.length; i += 1) {
+    const token = argv[i] ?? "";
+    if (token === "--") {
+      promptParts.push(...argv.slice(i + 1));
+      break;
+    }
+    if (!token.startsWith("--") || token === "-") {
+      if (/^-[A-Za-z]/.test(token)) return { ok: false, error: `unknown flag ${token}` };
+      promptParts.push(token);
+      continue;
+    }
+    const equals = token.indexOf("=");
+    const name = equals === -1 ? token : token.slice(0, equals);
+    if (name === "--help" || name === "--no-stream") {
+      if (equals !== -1) return { ok: false, error: `${name} takes no value` };
+      if (name === "--help") args.help = true;
+      else args.stream = false;
+      continue;
+    }
+    const key = VALUE_FLAGS[name];
+    if (key === undefined) return { ok: false, error: `unknown flag ${name}` };
+    let value: string | undefined;
+    if (equals !== -1) {
+      value = token.slice(equals + 1);
+    } else {
+      value = argv[i + 1];
+      i += 1;
+    }
+    if (value === undefined || value === "") return { ok: false, error: `${name} needs a value` };
+    const stored = storeValue(args, key, name, value);
+    if (stored !== undefined) return { ok: false, error: stored };
+  }
+  const prompt = promptParts.join(" ");
+  if (prompt.trim() !== "") args.prompt = prompt;
+  return { ok: true, args };
+}
+
+function storeValue(args: AgentArgs, key: ValueFlag, flag: string, value: string): string | undefined {
+  if (!NUMBER_FLAGS.has(key)) {
+    args[key as Exclude<ValueFlag, NumberFlag>] = value;
+    return undefined;
+  }
+  if (!/^[0-9]+$/.test(value) || Number(value) < 1 || !Number.isSafeInteger(Number(value))) {
+    return `${flag} needs a whole number of at least 1, got ${JSON.stringify(value)}`;
+  }
+  args[key as NumberFlag] = Number(value);
+  return undefined;
+}

@@ -1,0 +1,107 @@
+/**
+ * Turns agent events into progress lines on stderr: the turn, each tool call with its arguments
+ * shortened, each result shortened, retries, streamed text and token usage (with cached tokens).
+ * Colours only when the output is a terminal and NO_COLOR is unset.
+ */
+import type { AgentEvent, RunResult, ToolCallResult } from "../runtime/agent-events.js";
+import type { TokenUsage } from "../runtime/types.js";
+
+export interface ProgressOutput {
+  write(text: string): void;
+}
+
+export interface ProgressReporter {
+  onEvent(event: AgentEvent): void;
+  /** A line of its own (ends any streamed text first). */
+  line(text: string): void;
+  /** For the model client's retries of a failed request. */
+  retry(message: string): void;
+}
+
+const ARGUMENTS_WIDTH = 160;
+const RESULT_WIDTH = 200;
+
+type Paint = (text: string) => string;
+
+export function colorsWanted(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean {
+  return stream.isTTY === true && (env.NO_COLOR === undefined || env.NO_COLOR === "");
+}
+
+export function createProgressReporter(output: ProgressOutput, colors: boolean): ProgressReporter {
+  const style = (code: number): Paint => (colors ? (text) => `\u001b[${code}m${text}\u001b[0m` : (text) => text);
+  const dim = style(2);
+  const bold = style(1);
+  const red = style(31);
+  const yellow = style(33);
+  const cyan = style(36);
+  let midLine = false;
+
+  const line = (text: string): void => {
+    output.write(`${midLine ? "\n" : ""}${text}\n`);
+    midLine = false;
+  };
+
+  const endStreamedText = (): void => {
+    if (midLine) output.write("\n");
+    midLine = false;
+  };
+
+  const onEvent = (event: AgentEvent): void => {
+    switch (event.type) {
+      case "turn_start":
+        line(bold(`turn ${event.turn}`) + dim(` (limit ${event.maxTurns} per prompt)`));
+        return;
+      case "text_delta":
+        if (event.text === "") return;
+        output.write(dim(event.text));
+        midLine = !event.text.endsWith("\n");
+        return;
+      case "turn_end":
+        endStreamedText();
+        if (event.usage) line(dim(`  tokens: ${usageText(event.usage)}`));
+        return;
+      case "length_retry":
+        line(yellow(`  the response was cut off by the token limit (finish_reason "length"): discarded, its tool calls not run; asking again (retry ${event.attempt} of ${event.maxRetries})`));
+        return;
+      case "tool_call_start":
+        line(cyan(`  → ${event.call.function.name}`) + dim(`(${shorten(event.call.function.arguments, ARGUMENTS_WIDTH)})`));
+        return;
+      case "tool_call_end":
+        line(resultLine(event.call.function.name, event.result, red));
+        return;
+      case "interrupted_calls_answered":
+        line(yellow(`resume: ${event.toolCallIds.length} tool call(s) of the interrupted run had no result; answered as "interrupted" (${event.toolCallIds.join(", ")})`));
+        return;
+      case "run_end":
+        line(dim(`${runSummary(event.result)} · tokens: ${usageText(event.result.usage)}`));
+        return;
+      case "run_start":
+      case "message":
+        return;
+    }
+  };
+
+  return { onEvent, line, retry: (message) => line(yellow(`  retrying: ${message}`)) };
+}
+
+function resultLine(name: string, result: ToolCallResult, red: Paint): string {
+  const text = `  ← ${name} ${result.status}: ${shorten(result.content, RESULT_WIDTH)}`;
+  return result.status === "ok" ? text : red(text);
+}
+
+function runSummary(result: RunResult): string {
+  const turns = `${result.turns} turn${result.turns === 1 ? "" : "s"}`;
+  return result.kind === "answer" ? `answered after ${turns}` : `stopped (${result.kind}) after ${turns}`;
+}
+
+export function usageText(usage: TokenUsage): string {
+  const cached = usage.cachedTokens !== undefined ? ` (${usage.cachedTokens} cached)` : "";
+  return `${usage.promptTokens} in${cached}, ${usage.completionTokens} out`;
+}
+
+/** One line, at most `width` characters, with the original length when cut. */
+export function shorten(text: string, width: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  if (flat.length <= width) return flat;
+  return `${flat.slice(0, width)}… (${text.length} chars)`;
+}

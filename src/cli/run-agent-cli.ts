@@ -1,0 +1,166 @@
+/**
+ * `npm run agent`: reads flags and environment, loads the schemas, builds the agent and runs one prompt
+ * (or the interactive chat), then maps the ending to an exit code. Everything the process touches comes
+ * in through `CliEnvironment`, so tests can run it too; `scripts/agent.ts` only wires in `process`.
+ */
+import { existsSync, statSync } from "node:fs";
+import path from "node:path";
+import { createAgent } from "../runtime/agent.js";
+import type { ChatMessage } from "../runtime/messages.js";
+import { createTurnRequester, type RetryInfo } from "../runtime/model-client.js";
+import { loadSchemas } from "../runtime/load-schemas.js";
+import { scrubSecret } from "../runtime/model-errors.js";
+import { createToolExecutor } from "../runtime/tool-executor.js";
+import { openTranscript, readTranscript, type TranscriptWriter } from "../runtime/transcript.js";
+import { runInteractive } from "./interactive.js";
+import { AGENT_USAGE, parseAgentArgs, type AgentArgs } from "./parse-agent-args.js";
+import { colorsWanted, createProgressReporter } from "./progress-reporter.js";
+import { EXIT, reportResult } from "./report-result.js";
+
+export const DEFAULT_MODEL = "gpt-4o-mini";
+
+export const DEFAULT_SYSTEM_PROMPT =
+  "You are a helpful assistant with tools. Use them when they help answer the request; file paths are relative to the workspace. When a tool result says a call was wrong, fix the call as it says. Answer concisely.";
+
+export interface CliEnvironment {
+  argv: readonly string[];
+  env: NodeJS.ProcessEnv;
+  /** The directory the user ran the command from (relative paths in flags are resolved against it). */
+  cwd: string;
+  /** The project root: where `generated/schemas.json` lives. */
+  projectRoot: string;
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown; isTTY?: boolean };
+  /** Subscribes to Ctrl-C; returns the unsubscribe function. */
+  onInterrupt(handler: () => void): () => void;
+}
+
+export async function runAgentCli(io: CliEnvironment): Promise<number> {
+  const apiKey = io.env.OPENAI_API_KEY ?? "";
+  // Defence in depth: nothing the CLI prints may hold the key, whatever an endpoint echoes back.
+  const stderr = { write: (text: string) => void io.stderr.write(scrubSecret(text, apiKey)) };
+  const fail = (code: number, message: string): number => {
+    stderr.write(`${message}\n`);
+    return code;
+  };
+  const usageError = (message: string) => fail(EXIT.usage, `error: ${message}\nRun npm run agent -- --help for usage.`);
+
+  const parsed = parseAgentArgs(io.argv);
+  if (!parsed.ok) return usageError(parsed.error);
+  const args = parsed.args;
+  if (args.help) {
+    io.stdout.write(`${AGENT_USAGE}\n`);
+    return EXIT.answer;
+  }
+  const interactive = args.prompt === undefined;
+  if (interactive && io.stdin.isTTY !== true) {
+    return usageError('no prompt given, and stdin is not a terminal for a chat. Pass the prompt: npm run agent -- "your question"');
+  }
+  if (apiKey === "") {
+    return usageError("OPENAI_API_KEY is not set. Set it (in the environment or in .env) to your key; for a local server that needs none, any value works.");
+  }
+
+  const fromUser = (file: string) => path.resolve(io.cwd, file);
+  const workspace = fromUser(args.workspace ?? ".");
+  if (!isDirectory(workspace)) return usageError(`the workspace ${workspace} is not a directory (--workspace)`);
+
+  const history = loadHistory(args, fromUser, stderr);
+  if (!history.ok) return usageError(history.error);
+
+  const schemasPath = args.schemas ? fromUser(args.schemas) : path.join(io.projectRoot, "generated", "schemas.json");
+  const schemas = loadSchemas(schemasPath);
+  if (!schemas.ok) return fail(EXIT.schemas, `error: ${schemas.error.message}`);
+
+  const reporter = createProgressReporter(stderr, colorsWanted(io.stderr, io.env));
+  const executor = createToolExecutor({
+    schemas: schemas.schemas,
+    schemasDir: path.dirname(schemasPath),
+    ...(args.toolTimeoutMs !== undefined ? { timeoutMs: args.toolTimeoutMs } : {}),
+  });
+  const requestTurn = createTurnRequester({
+    apiKey,
+    ...(io.env.OPENAI_BASE_URL ? { baseURL: io.env.OPENAI_BASE_URL } : {}),
+    ...(args.idleTimeoutMs !== undefined ? { idleTimeoutMs: args.idleTimeoutMs } : {}),
+    onRetry: (info) => reporter.retry(retryText(info)),
+  });
+
+  let transcript: TranscriptWriter | undefined;
+  const transcriptFile = history.file;
+  if (transcriptFile !== undefined) {
+    try {
+      transcript = openTranscript(transcriptFile);
+    } catch (error) {
+      return usageError(`cannot write the transcript ${transcriptFile} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    }
+  }
+
+  const agent = createAgent({
+    requestTurn,
+    executor,
+    model: args.model ?? (io.env.AGENT_MODEL || DEFAULT_MODEL),
+    systemPrompt: DEFAULT_SYSTEM_PROMPT,
+    stream: args.stream,
+    workspace,
+    history: history.messages,
+    onEvent: reporter.onEvent,
+    ...(args.maxTurns !== undefined ? { maxTurns: args.maxTurns } : {}),
+    ...(transcript ? { transcript } : {}),
+  });
+
+  try {
+    if (interactive) {
+      return await runInteractive({ agent, input: io.stdin, prompts: io.stderr, stdout: io.stdout, reporter });
+    }
+    const controller = new AbortController();
+    const stopListening = io.onInterrupt(() => controller.abort());
+    try {
+      const result = await agent.run(args.prompt ?? "", { signal: controller.signal });
+      const report = reportResult(result);
+      if (report.stdout !== undefined) io.stdout.write(report.stdout);
+      if (report.message !== undefined) reporter.line(report.message);
+      return report.exitCode;
+    } finally {
+      stopListening();
+    }
+  } finally {
+    transcript?.close();
+  }
+}
+
+type HistoryLoad =
+  | { ok: true; messages: ChatMessage[]; file?: string }
+  | { ok: false; error: string };
+
+/** `--resume FILE` continues FILE; `--transcript FILE` starts a new one (refusing to mix conversations). */
+function loadHistory(args: AgentArgs, fromUser: (file: string) => string, stderr: { write(text: string): void }): HistoryLoad {
+  const transcript = args.transcript ? fromUser(args.transcript) : undefined;
+  if (args.resume === undefined) {
+    if (transcript !== undefined && existsSync(transcript) && statSync(transcript).size > 0) {
+      return { ok: false, error: `the transcript ${transcript} already holds a conversation. Continue it with --resume ${args.transcript}, or choose a new file.` };
+    }
+    return { ok: true, messages: [], ...(transcript ? { file: transcript } : {}) };
+  }
+  const resume = fromUser(args.resume);
+  if (transcript !== undefined && transcript !== resume) {
+    return { ok: false, error: "--resume FILE appends to FILE itself; drop --transcript or give it the same file" };
+  }
+  const reading = readTranscript(resume);
+  if (!reading.ok) return { ok: false, error: `${reading.error} (--resume)` };
+  for (const warning of reading.warnings) stderr.write(`warning: ${warning}\n`);
+  return { ok: true, messages: reading.messages, file: resume };
+}
+
+function isDirectory(dir: string): boolean {
+  try {
+    return statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function retryText(info: RetryInfo): string {
+  const wait = info.delayMs !== undefined ? `, waiting ${info.delayMs} ms as the server asked` : "";
+  const what = info.by === "broken_response" ? "the response broke after its headers and was dropped" : "the request failed";
+  return `${what} (${info.reason}); retry ${info.attempt} of ${info.maxAttempts}${wait}`;
+}

@@ -1,0 +1,258 @@
+/**
+ * The CLI run in this process against the scripted server through the real SDK: what the user sees on
+ * stdout and stderr, the exit code, and the transcript. Process-level behaviour (signals, stdin closed,
+ * real exit codes) is in agent-process.test.ts.
+ */
+import { appendFileSync, cpSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { INTERRUPTED_TOOL_RESULT } from "../../src/runtime/interrupted-tool-calls.js";
+import { httpError, modelNotFound, startScriptedServer, type ScriptedServer } from "../support/scripted-server.js";
+import { cliEnv, readTranscriptLines, runCliInProcess, SENTINEL_KEY, tempDir, writeFixtureSchemas, type CliRun } from "./support.js";
+
+let server: ScriptedServer;
+let dir: string;
+let schemas: string;
+const outputs: string[] = [];
+
+beforeAll(async () => {
+  server = await startScriptedServer({ script: [] });
+  dir = tempDir();
+  schemas = writeFixtureSchemas(dir);
+});
+afterAll(async () => {
+  await server.close();
+  // Secrets: across every run of this file, the key appeared in no output and no transcript.
+  expect(outputs.join("\n")).not.toContain(SENTINEL_KEY);
+  expect(outputs.join("\n")).not.toContain(SENTINEL_KEY.slice(-8));
+});
+beforeEach(() => server.setScript([]));
+
+async function cli(argv: string[], env = cliEnv(server.baseURL)): Promise<CliRun> {
+  const run = await runCliInProcess(["--schemas", schemas, ...argv], env, dir);
+  outputs.push(run.stdout, run.stderr);
+  return run;
+}
+
+function transcriptText(file: string): string {
+  const text = readFileSync(file, "utf8");
+  outputs.push(text);
+  return text;
+}
+
+function lastRequestMessages(): unknown[] {
+  return server.requests.at(-1)?.body?.messages as unknown[];
+}
+
+describe("one prompt", () => {
+  it("prints only the answer on stdout and the progress on stderr; flags before and after the prompt", async () => {
+    server.setScript([
+      { content: "Checking.", toolCalls: [{ id: "c1", name: "echo", arguments: '{"text":"a long argument that goes on"}' }, { id: "c2", name: "fail", arguments: "" }], usage: { prompt: 50, completion: 5, cached: 32 } },
+      { content: "The answer." },
+    ]);
+    const transcript = path.join(dir, "one.jsonl");
+    const run = await cli(["--max-turns", "4", "what", "is", "it?", "--transcript", transcript, "--model=other-model"]);
+    expect(run).toMatchObject({ code: 0, stdout: "The answer.\n" });
+    expect(run.stderr).toContain("turn 1");
+    expect(run.stderr).toContain('→ echo({"text":"a long argument that goes on"})');
+    expect(run.stderr).toContain("← echo ok: echo: a long argument that goes on");
+    expect(run.stderr).toContain("← fail tool_error: The tool fail itself failed: RangeError: fixture failure");
+    expect(run.stderr).toContain("tokens: 50 in (32 cached), 5 out");
+    expect(run.stderr).toContain("answered after 2 turns");
+    expect(run.stderr).not.toMatch(/\u001b\[/);
+    const body = server.requests.at(-1)?.body;
+    expect(body?.model).toBe("other-model");
+    expect((body?.messages as Array<{ content: string }>)[1]?.content).toBe("what is it?");
+    expect(server.requests.map((r) => r.violations)).toEqual([[], []]);
+    // The transcript is exactly the last request's messages plus the answer.
+    transcriptText(transcript);
+    expect(readTranscriptLines(transcript)).toEqual([...lastRequestMessages(), { role: "assistant", content: "The answer." }]);
+  });
+
+  it("stops at the turn limit: nothing on stdout, exit 1, says how to raise it", async () => {
+    server.setScript(() => ({ toolCalls: [{ id: "c", name: "echo", arguments: '{"text":"again"}' }] }));
+    const run = await cli(["--max-turns", "2", "loop forever", "--no-stream"]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toContain("turn limit was reached (2 model requests)");
+    expect(run.stderr).toContain("--max-turns");
+    expect(server.requests.slice(-2).map((r) => r.body?.stream === true)).toEqual([false, false]);
+  });
+
+  it("retries a turn cut by the token limit, then stops clearly (exit 4)", async () => {
+    server.setScript(() => ({ content: "cut sho", finishReason: "length" }));
+    const run = await cli(["write a novel"]);
+    expect(run.code).toBe(4);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toContain('cut off by the token limit (finish_reason "length")');
+    expect(run.stderr).toContain("retry 2 of 2");
+    expect(run.stderr).toContain("all 3 responses were cut off");
+  });
+
+  it("stops on content_filter and unknown finish reasons without running tools (exit 4)", async () => {
+    server.setScript([{ toolCalls: [{ id: "c", name: "fail", arguments: "{}" }], finishReason: "content_filter" }]);
+    const filtered = await cli(["x"]);
+    expect(filtered.code).toBe(4);
+    expect(filtered.stderr).toContain("content filter");
+    expect(filtered.stderr).not.toContain("→ fail");
+    server.setScript([{ content: "hm", finishReason: "eos_weird" }]);
+    const unknown = await cli(["x"]);
+    expect(unknown.code).toBe(4);
+    expect(unknown.stderr).toContain('unknown finish_reason "eos_weird"');
+  });
+});
+
+describe("API errors: exit 3, status, the API's message and a hint; never the key or a stack", () => {
+  it("401 with the key echoed back by the gateway", async () => {
+    const guarded = await startScriptedServer({ script: [{ content: "never" }], apiKey: "the-right-key" });
+    const run = await cli(["hi"], cliEnv(guarded.baseURL));
+    await guarded.close();
+    expect(run.code).toBe(3);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toContain("401");
+    expect(run.stderr).toContain("Incorrect API key provided");
+    expect(run.stderr).toContain("OPENAI_API_KEY");
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("model not found names the status and the variable to set", async () => {
+    server.setScript([modelNotFound("scripted-model")]);
+    const run = await cli(["hi"]);
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain("404");
+    expect(run.stderr).toContain("AGENT_MODEL");
+  });
+
+  it("a 500 that persists is retried, then reported with its status", async () => {
+    server.setScript(() => httpError(500, "upstream exploded", { headers: { "retry-after-ms": "1" } }));
+    const run = await cli(["hi"]);
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain("retry 1 of");
+    expect(run.stderr).toContain("HTTP 500");
+    expect(run.stderr).toContain("upstream exploded");
+  });
+
+  it("an unreachable endpoint says it could not connect and to which URL", async () => {
+    const run = await cli(["hi"], cliEnv("http://127.0.0.1:9/v1"));
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain("could not connect to http://127.0.0.1:9/v1");
+    expect(run.stderr).toContain("OPENAI_BASE_URL");
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+  }, 20_000);
+});
+
+describe("usage and setup errors", () => {
+  it("exit 2 for an unknown flag (named), a flag without value, a missing key, no prompt without a terminal", async () => {
+    const requestsBefore = server.requests.length;
+    const unknown = await cli(["--verbose", "hi"]);
+    expect(unknown).toMatchObject({ code: 2, stdout: "" });
+    expect(unknown.stderr).toContain("unknown flag --verbose");
+    const noValue = await cli(["hi", "--max-turns"]);
+    expect(noValue.code).toBe(2);
+    expect(noValue.stderr).toContain("--max-turns needs a value");
+    const badNumber = await cli(["hi", "--max-turns", "zero"]);
+    expect(badNumber.code).toBe(2);
+    const noKey = await cli(["hi"], { ...cliEnv(server.baseURL), OPENAI_API_KEY: "" });
+    expect(noKey.code).toBe(2);
+    expect(noKey.stderr).toContain("OPENAI_API_KEY is not set");
+    const noPrompt = await cli([]);
+    expect(noPrompt.code).toBe(2);
+    expect(noPrompt.stderr).toContain("no prompt given");
+    expect(server.requests).toHaveLength(requestsBefore);
+  });
+
+  it("--help prints the usage with the exit codes and exits 0", async () => {
+    const run = await cli(["--help"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("--max-turns N");
+    expect(run.stdout).toContain("130 interrupted");
+  });
+
+  it("missing or stale schemas stop with 'run npm run gen' (exit 5) before any request", async () => {
+    const requestsBefore = server.requests.length;
+    const missing = await runCliInProcess(["--schemas", path.join(dir, "nope.json"), "hi"], cliEnv(server.baseURL), dir);
+    expect(missing.code).toBe(5);
+    expect(missing.stderr).toContain("run npm run gen");
+
+    const staleDir = tempDir();
+    const toolsDir = path.join(staleDir, "tools");
+    cpSync(path.resolve(import.meta.dirname, "fixtures/tools"), toolsDir, { recursive: true });
+    const staleSchemas = writeFixtureSchemas(staleDir, toolsDir);
+    appendFileSync(path.join(toolsDir, "echo.ts"), "\n// changed after generation\n");
+    const stale = await runCliInProcess(["--schemas", staleSchemas, "hi"], cliEnv(server.baseURL), dir);
+    expect(stale.code).toBe(5);
+    expect(stale.stderr).toContain("out of date");
+    expect(stale.stderr).toMatch(/run npm run gen/i);
+    expect(server.requests).toHaveLength(requestsBefore);
+  });
+
+  it("--transcript refuses a file that already holds a conversation", async () => {
+    const file = path.join(dir, "taken.jsonl");
+    writeFileSync(file, '{"role":"user","content":"x"}\n');
+    const run = await cli(["hi", "--transcript", file]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("--resume");
+  });
+});
+
+describe("resume", () => {
+  it("sends the file's messages unchanged plus the new prompt, and appends to the same file", async () => {
+    const file = path.join(dir, "resume.jsonl");
+    server.setScript([{ toolCalls: [{ id: "c1", name: "echo", arguments: '{"text":"1"}' }] }, { content: "first answer" }, { content: "second answer" }]);
+    expect((await cli(["first", "--transcript", file])).code).toBe(0);
+    const before = readTranscriptLines(file);
+    const run = await cli(["--resume", file, "second"]);
+    expect(run).toMatchObject({ code: 0, stdout: "second answer\n" });
+    expect(lastRequestMessages()).toEqual([...before, { role: "user", content: "second" }]);
+    transcriptText(file);
+    expect(readTranscriptLines(file)).toEqual([...lastRequestMessages(), { role: "assistant", content: "second answer" }]);
+  });
+
+  it("ignores a torn last line with a warning and starts new lines on a fresh line", async () => {
+    const file = path.join(dir, "torn.jsonl");
+    server.setScript([{ content: "one" }, { content: "two" }, { content: "three" }]);
+    await cli(["first", "--transcript", file]);
+    const complete = readTranscriptLines(file);
+    appendFileSync(file, '{"role":"user","content":"half a li');
+    const run = await cli(["--resume", file, "second"]);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain("warning:");
+    expect(run.stderr).toContain("ignored an incomplete line");
+    expect(lastRequestMessages()).toEqual([...complete, { role: "user", content: "second" }]);
+    const lines = transcriptText(file).split("\n");
+    expect(lines[complete.length]).toBe('{"role":"user","content":"half a li');
+    expect(JSON.parse(lines[complete.length + 1] ?? "")).toEqual({ role: "user", content: "second" });
+    // A second resume reads past the old torn line again.
+    expect((await cli(["--resume", file, "third"])).stdout).toBe("three\n");
+  });
+
+  it("answers tool calls left without results (killed mid-tool) as interrupted, in the file too", async () => {
+    const file = path.join(dir, "mid-tool.jsonl");
+    const calls = [
+      { id: "k1", type: "function", function: { name: "echo", arguments: '{"text":"a"}' } },
+      { id: "k2", type: "function", function: { name: "echo", arguments: '{"text":"b"}' } },
+    ];
+    const prefix = [
+      { role: "system", content: "sys" },
+      { role: "user", content: "do two things" },
+      { role: "assistant", content: null, tool_calls: calls },
+      { role: "tool", tool_call_id: "k1", content: "echo: a" },
+    ];
+    writeFileSync(file, prefix.map((m) => `${JSON.stringify(m)}\n`).join(""));
+    server.setScript([{ content: "resumed" }]);
+    const run = await cli(["--resume", file, "go on"]);
+    expect(run).toMatchObject({ code: 0, stdout: "resumed\n" });
+    expect(run.stderr).toContain('answered as "interrupted"');
+    const interrupted = { role: "tool", tool_call_id: "k2", content: INTERRUPTED_TOOL_RESULT };
+    expect(lastRequestMessages()).toEqual([...prefix, interrupted, { role: "user", content: "go on" }]);
+    expect(readTranscriptLines(file)).toEqual([...prefix, interrupted, { role: "user", content: "go on" }, { role: "assistant", content: "resumed" }]);
+  });
+
+  it("refuses a resume file with a complete line that is not a chat message", async () => {
+    const file = path.join(dir, "bad.jsonl");
+    writeFileSync(file, '{"role":"wizard","content":"x"}\n');
+    const run = await cli(["--resume", file, "go"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('unknown role "wizard"');
+  });
+});

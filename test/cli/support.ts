@@ -1,0 +1,104 @@
+/**
+ * Shared by the CLI tests: fixture tools with a schemas file for them, the sentinel key, and a way to run
+ * the CLI in-process (fast) or as a real process (exit codes, signals).
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { PassThrough } from "node:stream";
+import { runAgentCli } from "../../src/cli/run-agent-cli.js";
+import { currentInputsHash } from "../../src/shared/inputs-hash.js";
+import type { SchemasFile, ToolDefinition } from "../../src/shared/schemas-file.js";
+import type { ChatMessage } from "../../src/runtime/messages.js";
+
+export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+export const fixtureToolsDir = path.join(projectRoot, "test/cli/fixtures/tools");
+
+/** Must never appear in any output or transcript. */
+export const SENTINEL_KEY = "sk-sentinel-7f3a9c1e5b2d4086-DO-NOT-LEAK";
+
+export function tempDir(): string {
+  return mkdtempSync(path.join(tmpdir(), "sigloop-cli-"));
+}
+
+function tool(name: string, description: string, properties: ToolDefinition["function"]["parameters"]["properties"], required: string[]): ToolDefinition {
+  return { type: "function", function: { name, description, parameters: { type: "object", properties, required, additionalProperties: false } } };
+}
+
+/** Writes a schemas file for the fixture tools into `dir` (what `npm run gen` would write for them). */
+export function writeFixtureSchemas(dir: string, toolsDir = fixtureToolsDir): string {
+  const tools = [
+    tool("echo", "Returns the text it was given.", { text: { type: "string", description: "what to return" } }, ["text"]),
+    tool("fail", "Always throws, to show how a failing tool is reported.", {}, []),
+    tool("wait_for_abort", "Waits until the call is aborted (Ctrl-C or timeout), to test interruption during a tool.", {}, []),
+  ];
+  const relTools = path.relative(dir, toolsDir).split(path.sep).join("/");
+  const inputs = { toolsDir: relTools, files: ["echo.ts", "fail.ts", "wait_for_abort.ts"].map((file) => `${relTools}/${file}`) };
+  const schemas: SchemasFile = {
+    tools,
+    bindings: [
+      { name: "echo", file: `${relTools}/echo.ts`, exportName: "echo", call: { kind: "positional", params: ["text"] } },
+      { name: "fail", file: `${relTools}/fail.ts`, exportName: "fail", call: { kind: "positional", params: [] } },
+      { name: "wait_for_abort", file: `${relTools}/wait_for_abort.ts`, exportName: "wait_for_abort", call: { kind: "positional", params: [] } },
+    ],
+    inputs: { ...inputs, hash: currentInputsHash(dir, inputs) ?? "unreadable" },
+  };
+  const file = path.join(dir, "schemas.json");
+  writeFileSync(file, JSON.stringify(schemas, null, 2));
+  return file;
+}
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI in this process, stdin closed and not a terminal. */
+export async function runCliInProcess(argv: string[], env: NodeJS.ProcessEnv, cwd = projectRoot): Promise<CliRun> {
+  let stdout = "";
+  let stderr = "";
+  const stdin = new PassThrough();
+  stdin.end();
+  const code = await runAgentCli({
+    argv,
+    env,
+    cwd,
+    projectRoot,
+    stdin,
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+    onInterrupt: () => () => undefined,
+  });
+  return { code, stdout, stderr };
+}
+
+/** Starts the real CLI (`tsx scripts/agent.ts`) with stdin closed. */
+export function spawnCli(argv: string[], env: NodeJS.ProcessEnv, cwd = projectRoot): ChildProcess & { done: Promise<CliRun> } {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(projectRoot, "scripts/agent.ts"), ...argv], {
+    cwd,
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  const done = new Promise<CliRun>((resolve) => {
+    child.on("close", (code, signal) => resolve({ code: code ?? (signal === "SIGKILL" ? 137 : -1), stdout, stderr }));
+  });
+  return Object.assign(child, { done });
+}
+
+export function readTranscriptLines(file: string): ChatMessage[] {
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line) as ChatMessage);
+}
+
+export function cliEnv(baseURL: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return { OPENAI_API_KEY: SENTINEL_KEY, OPENAI_BASE_URL: baseURL, AGENT_MODEL: "scripted-model", NO_COLOR: "1", ...extra };
+}
