@@ -1,0 +1,127 @@
+/**
+ * The workspace boundary: turns a path a model sent into the real path of something inside the workspace,
+ * or refuses it. Every path is first resolved by name against the workspace root, then walked one name at
+ * a time from the real root, following each symbolic link by hand; a step that would leave the root is
+ * refused before anything outside it is looked at, so the answer never depends on (and never reveals)
+ * what exists outside. See docs/workspace.md for the rules and the reasons.
+ */
+import { lstat, readlink, realpath } from "node:fs/promises";
+import type { BigIntStats } from "node:fs";
+import path from "node:path";
+
+/** Linux's own limit on symbolic links followed while resolving one path (MAXSYMLINKS). */
+const MAX_SYMLINK_HOPS = 40;
+
+/** A path confined to the workspace, as it was when it was checked. */
+export interface ConfinedPath {
+  /** The real workspace root. */
+  root: string;
+  /** The real path of the target: no symbolic link anywhere in it, inside `root`. */
+  realPath: string;
+  /** `realPath` relative to `root` with `/` separators; `""` for the root itself. */
+  relative: string;
+  /** `lstat` of `realPath` at check time; `openConfined` compares the opened file's identity with it. */
+  stats: BigIntStats;
+}
+
+export type WorkspaceErrorCode = "outside" | "loop" | "missing" | "not_a_directory" | "changed" | "inaccessible";
+
+/** A path the workspace refuses or cannot reach. Its message names the path the model gave, never an outside target. */
+export class WorkspaceError extends Error {
+  constructor(readonly code: WorkspaceErrorCode, message: string) {
+    super(message);
+    this.name = "WorkspaceError";
+  }
+}
+
+/** The path as the model wrote it, quoted and kept short so a hostile path cannot flood or fake a message. */
+export function quotePath(requested: string): string {
+  const max = 200;
+  const cut = requested.length > max ? `${requested.slice(0, max)}…` : requested;
+  return JSON.stringify(cut);
+}
+
+/**
+ * Resolves `requested` (relative to the workspace, or absolute) to a real path inside the workspace.
+ * Throws a `WorkspaceError`: `outside` for `..` or absolute paths that leave the root and for symbolic
+ * links (anywhere along the path) that lead out of it, `loop` for a symbolic link loop (also reported as
+ * outside the workspace), `missing` (ENOENT), `not_a_directory` (ENOTDIR), `inaccessible` (any other
+ * error, e.g. EACCES).
+ */
+export async function confineToWorkspace(workspace: string, requested: string): Promise<ConfinedPath> {
+  const given = path.resolve(workspace);
+  const root = await realpath(given);
+  if (requested.includes("\0")) {
+    throw new WorkspaceError("outside", `The path ${quotePath(requested)} contains a NUL character, which no file name can hold.`);
+  }
+  const outside = (): WorkspaceError => outsideError(requested, root);
+  // The workspace may have been given through a symbolic link; paths under either spelling are inside.
+  const insideParts = (absolute: string): string[] | undefined => partsUnder(root, absolute) ?? partsUnder(given, absolute);
+
+  const start = insideParts(path.resolve(root, requested));
+  if (start === undefined) throw outside();
+  // A stack of the names still to walk, the next one last.
+  const pending = start.reverse();
+  let current = root;
+  let stats = await lstatInside(root, requested, root);
+  let hops = 0;
+  for (let part = pending.pop(); part !== undefined; part = pending.pop()) {
+    const next = path.join(current, part);
+    stats = await lstatInside(next, requested, root);
+    if (!stats.isSymbolicLink()) {
+      current = next;
+      continue;
+    }
+    hops += 1;
+    if (hops > MAX_SYMLINK_HOPS) {
+      throw new WorkspaceError("loop",
+        `The path ${quotePath(requested)} is outside the workspace ${root}: it runs through a loop of symbolic links, so it leads nowhere inside it.`);
+    }
+    // The link's text is resolved by name against the real directory holding it, then walked from the
+    // root again: a link that points out is refused without looking at where it points.
+    const target = insideParts(path.resolve(current, await readlink(next)));
+    if (target === undefined) throw outside();
+    pending.push(...target.reverse());
+    current = root;
+  }
+  return { root, realPath: current, relative: path.relative(root, current).split(path.sep).join("/"), stats };
+}
+
+export function outsideError(requested: string, root: string): WorkspaceError {
+  return new WorkspaceError("outside",
+    `The path ${quotePath(requested)} is outside the workspace ${root}. Only files inside it can be used: give a path relative to it (or an absolute path under it).`);
+}
+
+/** The names leading from `base` to `absolute` (both normalized), or `undefined` when it is not under `base`. */
+function partsUnder(base: string, absolute: string): string[] | undefined {
+  if (absolute === base) return [];
+  const prefix = base.endsWith(path.sep) ? base : base + path.sep;
+  if (!absolute.startsWith(prefix)) return undefined;
+  return absolute.slice(prefix.length).split(path.sep).filter((part) => part !== "");
+}
+
+async function lstatInside(target: string, requested: string, root: string): Promise<BigIntStats> {
+  try {
+    return await lstat(target, { bigint: true });
+  } catch (error) {
+    throw accessError(error, requested, root);
+  }
+}
+
+/** A message for an `fs` error met inside the workspace; it names the path the model gave, not a resolved one. */
+export function accessError(error: unknown, requested: string, root: string): WorkspaceError {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const shown = quotePath(requested);
+  switch (code) {
+    case "ENOENT":
+      return new WorkspaceError("missing",
+        `ENOENT: no such file or directory: ${shown} (in the workspace ${root}). Use list_files to see what is there.`);
+    case "ENOTDIR":
+      return new WorkspaceError("not_a_directory",
+        `ENOTDIR: ${shown} goes through a file as if it were a directory (in the workspace ${root}).`);
+    case "ELOOP":
+      return new WorkspaceError("loop", `The path ${shown} is outside the workspace ${root}: it runs through a loop of symbolic links.`);
+    default:
+      return new WorkspaceError("inaccessible", `${code ?? "Error"}: cannot access ${shown} (in the workspace ${root}).`);
+  }
+}

@@ -1,0 +1,64 @@
+import { toolContext } from "../src/runtime/tool-context.js";
+import { confineToWorkspace, quotePath } from "../src/runtime/workspace.js";
+import { openConfined } from "../src/runtime/open-confined.js";
+import { readLines, type LinesRead } from "../src/runtime/read-lines.js";
+import { fileKind } from "../src/runtime/file-kind.js";
+
+/** The most bytes of text one call returns; longer reads go on with `offset`. */
+const MAX_RESULT_BYTES = 100_000;
+
+/**
+ * Read a UTF-8 text file inside the workspace. Use it to look at source code, notes or configuration
+ * before answering about them or changing them. Returns the file's text as it is; a result that stops
+ * before the end of the file ends with a line `[read_file: …]` telling which `offset` reads on.
+ * Binary files, directories (use list_files), devices, FIFOs and sockets are refused with a note.
+ *
+ * @param path The file, relative to the workspace root (for example "src/index.ts"), or an absolute path inside the workspace.
+ * @minLength 1
+ * @param offset How many lines to skip before the first line returned; 0 starts at the top of the file.
+ * @minimum 0
+ * @multipleOf 1
+ * @param limit The most lines to return.
+ * @minimum 1
+ * @maximum 2000
+ * @multipleOf 1
+ */
+export async function read_file(path: string, offset = 0, limit = 2000): Promise<string> {
+  const { workspace, signal } = toolContext();
+  const file = await confineToWorkspace(workspace, path);
+  const kind = fileKind(file.stats);
+  if (kind === "directory") return `${quotePath(path)} is a directory; use list_files to see what is in it.`;
+  if (kind !== "file") {
+    return `${quotePath(path)} is a ${kind}, not a regular file; read_file does not open devices, FIFOs or sockets.`;
+  }
+  const handle = await openConfined(file, path);
+  try {
+    return describe(path, offset, await readLines(handle, { offset, limit, maxBytes: MAX_RESULT_BYTES, signal }));
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The text the model reads: the lines, then a note when the result stops before the end of the file. */
+function describe(path: string, offset: number, read: LinesRead): string {
+  const shown = quotePath(path);
+  if (read.kind === "binary") {
+    const why = read.reason === "nul" ? "it contains a NUL byte" : "it is not valid UTF-8";
+    return `${shown} looks like a binary file (${why}, in line ${read.line}); read_file only returns text.`;
+  }
+  const next = offset + read.lines;
+  const withNote = (note: string): string =>
+    `${read.text}${read.text === "" || read.text.endsWith("\n") ? "" : "\n"}[read_file: ${note}]`;
+  switch (read.stop) {
+    case "end":
+      if (read.totalLines === 0) return withNote(`${shown} is empty.`);
+      if (read.lines === 0) return withNote(`${shown} has ${read.totalLines} lines; offset ${offset} is past its end.`);
+      return read.text;
+    case "limit":
+      return withNote(`lines ${offset + 1}-${next} shown; the file goes on. Call read_file with offset ${next} to read on.`);
+    case "bytes":
+      return withNote(`lines ${offset + 1}-${next} shown; the result reached its ${MAX_RESULT_BYTES}-byte cap and the file goes on. Call read_file with offset ${next} to read on.`);
+    case "cut-line":
+      return withNote(`line ${next} is longer than the ${MAX_RESULT_BYTES}-byte cap; only its start is shown. Call read_file with offset ${next} to read the lines after it.`);
+  }
+}
