@@ -1,0 +1,47 @@
+import { runWithToolContext } from "./tool-context.js";
+import type { ToolContext } from "./types.js";
+
+export type CallResult =
+  | { kind: "returned"; value: unknown }
+  | { kind: "threw"; error: unknown }
+  | { kind: "timeout" }
+  | { kind: "aborted" };
+
+/** setTimeout fires at once for delays above this, so longer limits are clamped to it. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Calls `fn(...args)` inside the tool context with its own abort signal, which fires when the caller's
+ * signal does or when `timeoutMs` passes. A tool that ignores its signal cannot be stopped in-process:
+ * its late result or rejection is dropped, never surfacing as an unhandled rejection.
+ */
+export async function callWithTimeout(
+  fn: (...args: unknown[]) => unknown,
+  args: readonly unknown[],
+  context: ToolContext,
+  timeoutMs: number,
+): Promise<CallResult> {
+  if (context.signal.aborted) return { kind: "aborted" };
+  const controller = new AbortController();
+  const forwardAbort = (): void => controller.abort(context.signal.reason);
+  context.signal.addEventListener("abort", forwardAbort, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  const stopped = new Promise<CallResult>((resolve) => {
+    timer = setTimeout(() => {
+      resolve({ kind: "timeout" });
+      controller.abort(new DOMException(`The tool call timed out after ${timeoutMs} ms`, "TimeoutError"));
+    }, Math.min(Math.max(timeoutMs, 0), MAX_TIMER_MS));
+    controller.signal.addEventListener("abort", () => resolve({ kind: "aborted" }), { once: true });
+  });
+  const toolContext: ToolContext = { workspace: context.workspace, signal: controller.signal };
+  const ran = (async () => runWithToolContext(toolContext, () => fn(...args)))().then(
+    (value): CallResult => ({ kind: "returned", value }),
+    (error: unknown): CallResult => ({ kind: "threw", error }),
+  );
+  try {
+    return await Promise.race([ran, stopped]);
+  } finally {
+    clearTimeout(timer);
+    context.signal.removeEventListener("abort", forwardAbort);
+  }
+}

@@ -1,0 +1,29 @@
+import { isHighSurrogate } from "./describe-json.js";
+import { NO_OUTPUT } from "./tool-messages.js";
+
+/**
+ * A tool's return value as the text the model reads: strings as they are, `undefined` (and anything
+ * JSON has no text for) as "(no output)", everything else as compact JSON (bigints as strings of their digits).
+ * Throws what `JSON.stringify` throws (a cycle, a throwing `toJSON`): the caller reports it.
+ */
+export function renderReturnValue(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (value === undefined) return NO_OUTPUT;
+  const text = JSON.stringify(value, (_key, member: unknown) => (typeof member === "bigint" ? member.toString() : member)) as
+    | string
+    | undefined;
+  return text ?? NO_OUTPUT;
+}
+
+/** The note ending a cut result; its length is the only thing a result may exceed the cap by. */
+export function truncationNote(originalLength: number, keptLength: number): string {
+  return `\n[truncated: showing the first ${keptLength} of ${originalLength} characters]`;
+}
+
+/** Keeps the start of `text` within `maxChars` (never splitting a surrogate pair) and says how long it was. */
+export function capContent(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  let kept = Math.max(0, maxChars);
+  if (kept > 0 && isHighSurrogate(text.charCodeAt(kept - 1))) kept -= 1;
+  return text.slice(0, kept) + truncationNote(text.length, kept);
+}

@@ -1,0 +1,89 @@
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { currentInputsHash } from "../shared/inputs-hash.js";
+import type { SchemasFile } from "../shared/schemas-file.js";
+import { isRecord } from "./describe-json.js";
+
+export type LoadSchemasResult = { ok: true; schemas: SchemasFile } | { ok: false; error: { message: string } };
+
+const RUN_GEN = "run npm run gen";
+
+/**
+ * Reads `generated/schemas.json` and refuses it when it is missing, unreadable, not a schemas file, or
+ * stale (the tool sources changed since it was written: the hash recorded by the generator no longer
+ * matches the files). Never throws; the message says what is wrong and what to run.
+ */
+export function loadSchemas(schemasPath: string): LoadSchemasResult {
+  let text: string;
+  try {
+    text = readFileSync(schemasPath, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return failure(`${schemasPath} does not exist: ${RUN_GEN} to generate the tool schemas.`);
+    return failure(`${schemasPath} could not be read (${code ?? String(error)}): check its permissions, or ${RUN_GEN} to write it again.`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return failure(`${schemasPath} is not valid JSON (${(error as Error).message}): ${RUN_GEN} to write it again.`);
+  }
+  const shapeProblem = findShapeProblem(value);
+  if (shapeProblem !== undefined) {
+    return failure(`${schemasPath} is not a schemas file: ${shapeProblem}. ${capitalize(RUN_GEN)} to write it again.`);
+  }
+  const schemas = value as SchemasFile;
+  const schemasDir = path.dirname(schemasPath);
+  const hash = currentInputsHash(schemasDir, schemas.inputs);
+  if (hash === undefined) {
+    const gone = [schemas.inputs.toolsDir, ...schemas.inputs.files].find((file) => !existsSync(path.resolve(schemasDir, file)));
+    const what = gone === undefined ? "a file it was generated from cannot be read" : `${gone} no longer exists`;
+    return failure(`${schemasPath} is out of date: ${what}. ${capitalize(RUN_GEN)} to regenerate it.`);
+  }
+  if (hash !== schemas.inputs.hash) {
+    return failure(`${schemasPath} is out of date: the tool sources changed since it was generated. ${capitalize(RUN_GEN)} to regenerate it.`);
+  }
+  return { ok: true, schemas };
+}
+
+function failure(message: string): LoadSchemasResult {
+  return { ok: false, error: { message } };
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** The first way `value` differs from a SchemasFile, in words, or `undefined` when it has the shape. */
+function findShapeProblem(value: unknown): string | undefined {
+  if (!isRecord(value)) return "the top level is not an object";
+  const { tools, bindings, inputs } = value;
+  if (!Array.isArray(tools)) return `"tools" is not an array`;
+  if (!Array.isArray(bindings)) return `"bindings" is not an array`;
+  if (tools.length !== bindings.length) return `"tools" has ${tools.length} entries but "bindings" has ${bindings.length}`;
+  for (const [index, tool] of tools.entries()) {
+    const fn = isRecord(tool) ? tool.function : undefined;
+    if (!isRecord(tool) || tool.type !== "function" || !isRecord(fn) || typeof fn.name !== "string") {
+      return `tools[${index}] is not a function tool definition with a name`;
+    }
+    const parameters = fn.parameters;
+    if (!isRecord(parameters) || parameters.type !== "object" || !isRecord(parameters.properties) || !isStringArray(parameters.required)) {
+      return `the parameters of tool ${fn.name} are not an object schema with "properties" and "required"`;
+    }
+    const binding: unknown = bindings[index];
+    if (!isRecord(binding) || binding.name !== fn.name || typeof binding.file !== "string" || typeof binding.exportName !== "string") {
+      return `bindings[${index}] does not describe tool ${fn.name} (name, file, exportName)`;
+    }
+    const call = binding.call;
+    const validCall = isRecord(call) && (call.kind === "object" || (call.kind === "positional" && isStringArray(call.params)));
+    if (!validCall) return `the calling convention of tool ${fn.name} is neither "object" nor "positional" with params`;
+  }
+  if (!isRecord(inputs) || typeof inputs.toolsDir !== "string" || !isStringArray(inputs.files) || typeof inputs.hash !== "string") {
+    return `"inputs" lacks toolsDir, files or hash`;
+  }
+  return undefined;
+}
+
+function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === "string");
+}

@@ -1,0 +1,176 @@
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Ajv, ValidateFunction } from "ajv";
+import type { SchemasFile, ToolBinding, ToolDefinition } from "../shared/schemas-file.js";
+import type { ToolCall } from "./messages.js";
+import { bindArguments } from "./bind-arguments.js";
+import { callWithTimeout } from "./call-with-timeout.js";
+import { capContent, renderReturnValue } from "./format-tool-result.js";
+import { parseToolArguments } from "./parse-tool-arguments.js";
+import {
+  abortedMessage,
+  convertedArgumentsNote,
+  DECODED_STRING_NOTE,
+  ignoredArgumentsNote,
+  internalErrorMessage,
+  invalidArgumentsMessage,
+  invalidJsonMessage,
+  loadFailedMessage,
+  notAnObjectMessage,
+  quoteName,
+  schemaFailedMessage,
+  timeoutMessage,
+  toolFailedMessage,
+  unknownToolMessage,
+  unrenderableResultMessage,
+} from "./tool-messages.js";
+import type { ToolContext, ToolExecutor, ToolOutcome } from "./types.js";
+import { compileArguments, createAjv, validateArguments } from "./validate-arguments.js";
+
+export interface ToolExecutorOptions {
+  schemas: SchemasFile;
+  /** The directory of the schemas file: binding files are relative to it. */
+  schemasDir: string;
+  /** Per call; the tool's abort signal fires when it passes. Default 60 s. */
+  timeoutMs?: number;
+  /** A result longer than this is cut to it, plus a note giving the original length. Default 50,000. */
+  maxResultChars?: number;
+  /** Imports a tool module by file URL; tests substitute it. Default: dynamic `import()`. */
+  importModule?: (url: string) => Promise<unknown>;
+}
+
+type ToolFunction = (...args: unknown[]) => unknown;
+
+interface ToolEntry {
+  definition: ToolDefinition;
+  binding: ToolBinding;
+  /** Compiled on first use: compiling hundreds of schemas at start-up would cost a second. */
+  validator?: { ok: true; validate: ValidateFunction } | { ok: false; error: unknown };
+}
+
+/**
+ * Runs the model's tool calls: finds the tool, parses and validates the arguments (repairing what can be
+ * repaired losslessly), imports the tool's module on first use, calls the function with a timeout, and
+ * turns whatever happens into one outcome whose content is capped. `execute` never rejects.
+ */
+export function createToolExecutor(options: ToolExecutorOptions): ToolExecutor {
+  const { schemas, schemasDir, timeoutMs = 60_000, maxResultChars = 50_000 } = options;
+  const importModule = options.importModule ?? ((url: string): Promise<unknown> => import(url));
+  const entries = new Map<string, ToolEntry>();
+  schemas.tools.forEach((definition, index) => {
+    const binding = schemas.bindings[index];
+    if (binding !== undefined) entries.set(definition.function.name, { definition, binding });
+  });
+  const toolNames = schemas.tools.map((tool) => tool.function.name);
+  const modules = new Map<string, Promise<unknown>>();
+  let ajv: Ajv | undefined;
+
+  function validatorFor(entry: ToolEntry): NonNullable<ToolEntry["validator"]> {
+    if (entry.validator === undefined) {
+      try {
+        ajv ??= createAjv();
+        entry.validator = { ok: true, validate: compileArguments(ajv, entry.definition.function.parameters) };
+      } catch (error) {
+        entry.validator = { ok: false, error };
+      }
+    }
+    return entry.validator;
+  }
+
+  async function loadFunction(binding: ToolBinding): Promise<ToolFunction | string> {
+    const url = pathToFileURL(path.resolve(schemasDir, binding.file)).href;
+    let loading = modules.get(url);
+    if (loading === undefined) {
+      loading = importModule(url);
+      modules.set(url, loading);
+    }
+    let module: unknown;
+    try {
+      module = await loading;
+    } catch (error) {
+      // A module that failed to load may be fixed on disk; let the next call try again.
+      if (modules.get(url) === loading) modules.delete(url);
+      return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    }
+    const fn = typeof module === "object" && module !== null ? (module as Record<string, unknown>)[binding.exportName] : undefined;
+    return typeof fn === "function" ? (fn as ToolFunction) : `it has no exported function ${binding.exportName}`;
+  }
+
+  async function run(call: ToolCall, context: ToolContext, name: string): Promise<ToolOutcome> {
+    const entry = entries.get(name);
+    if (entry === undefined) return { status: "unknown_tool", content: unknownToolMessage(name, toolNames, suggestName(name, toolNames)) };
+    const schema = entry.definition.function.parameters;
+    const text = argumentsText(call.function.arguments);
+    const parsed = parseToolArguments(text);
+    if (!parsed.ok) {
+      const content =
+        parsed.problem === "invalid_json"
+          ? invalidJsonMessage(name, parsed.parserMessage, text, schema)
+          : notAnObjectMessage(name, parsed.value, schema);
+      return { status: "invalid_arguments", content };
+    }
+    const validator = validatorFor(entry);
+    if (!validator.ok) return { status: "tool_error", content: schemaFailedMessage(name, validator.error) };
+    const checked = validateArguments(validator.validate, parsed.args);
+    if (!checked.ok) return { status: "invalid_arguments", content: invalidArgumentsMessage(name, checked.problems, schema) };
+
+    if (context.signal.aborted) return { status: "aborted", content: abortedMessage(name) };
+    const fn = await loadFunction(entry.binding);
+    if (typeof fn === "string") return { status: "tool_error", content: loadFailedMessage(name, entry.binding.file, fn) };
+    const result = await callWithTimeout(fn, bindArguments(entry.binding.call, parsed.args), context, timeoutMs);
+    switch (result.kind) {
+      case "timeout":
+        return { status: "timeout", content: timeoutMessage(name, timeoutMs) };
+      case "aborted":
+        return { status: "aborted", content: abortedMessage(name) };
+      case "threw":
+        return { status: "tool_error", content: toolFailedMessage(name, result.error) };
+      case "returned": {
+        let body: string;
+        try {
+          body = renderReturnValue(result.value);
+        } catch (error) {
+          return { status: "tool_error", content: unrenderableResultMessage(name, error) };
+        }
+        const notes = [
+          ...(checked.ignored.length > 0 ? [ignoredArgumentsNote(checked.ignored)] : []),
+          ...(checked.converted.length > 0 ? [convertedArgumentsNote(checked.converted)] : []),
+          ...(parsed.decodedString ? [DECODED_STRING_NOTE] : []),
+        ];
+        return { status: "ok", content: [...notes, body].join("\n") };
+      }
+    }
+  }
+
+  return {
+    definitions: schemas.tools,
+    async execute(call, context) {
+      let name = "";
+      let outcome: ToolOutcome;
+      try {
+        name = typeof call?.function?.name === "string" ? call.function.name : "";
+        outcome = await run(call, context, name);
+      } catch (error) {
+        outcome = { status: "tool_error", content: internalErrorMessage(quoteName(name), error) };
+      }
+      return { status: outcome.status, content: capContent(outcome.content, maxResultChars) };
+    },
+  };
+}
+
+/** The arguments as text, whatever a provider put there (the client should already have made it a string). */
+function argumentsText(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (value === undefined || value === null) return "";
+  try {
+    return JSON.stringify(value) ?? "";
+  } catch {
+    return String(value);
+  }
+}
+
+/** Catches the usual near-misses: a `functions.` prefix, different case, stray whitespace. */
+function suggestName(name: string, toolNames: readonly string[]): string | undefined {
+  const wanted = name.trim().replace(/^functions[.:]/, "").toLowerCase();
+  return toolNames.find((candidate) => candidate.toLowerCase() === wanted);
+}

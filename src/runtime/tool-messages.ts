@@ -1,0 +1,112 @@
+/**
+ * Every text the model reads about a tool call, in one place (the catalogue in docs/tool-execution.md).
+ * Each says what went wrong and what to do next, in a few lines; model-sent text inside is shortened.
+ */
+import type { ParametersSchema } from "../shared/schemas-file.js";
+import { describeSchemaType, previewValue, shorten } from "./describe-json.js";
+import type { Conversion } from "./validate-arguments.js";
+
+const NAME_CHARS = 100;
+const RECEIVED_CHARS = 200;
+const ERROR_CHARS = 500;
+
+export function quoteName(name: string): string {
+  return JSON.stringify(shorten(name, NAME_CHARS));
+}
+
+/** `Parameters: path (string, required); start (integer, optional)`. */
+export function parametersLine(schema: ParametersSchema): string {
+  const required = new Set(schema.required);
+  const entries = Object.keys(schema.properties).map(
+    (name) => `${name} (${describeSchemaType(schema.properties[name], schema, 1)}, ${required.has(name) ? "required" : "optional"})`,
+  );
+  return `Parameters: ${entries.length === 0 ? "none" : entries.join("; ")}`;
+}
+
+export function invalidJsonMessage(tool: string, parserMessage: string, received: string, schema: ParametersSchema): string {
+  return [
+    `The arguments for ${tool} were not valid JSON: ${shorten(parserMessage, RECEIVED_CHARS)}`,
+    `Received (${received.length} characters): ${shorten(received, RECEIVED_CHARS)}`,
+    parametersLine(schema),
+    `Send the arguments again as one JSON object with the parameters as keys.`,
+  ].join("\n");
+}
+
+export function notAnObjectMessage(tool: string, received: unknown, schema: ParametersSchema): string {
+  return [
+    `The arguments for ${tool} must be a JSON object with the parameters as keys, but came as ${previewValue(received)}.`,
+    parametersLine(schema),
+    `Send the arguments again as one JSON object.`,
+  ].join("\n");
+}
+
+export function unknownToolMessage(name: string, available: readonly string[], suggestion: string | undefined): string {
+  const hint = suggestion === undefined ? "" : ` Did you mean ${suggestion}?`;
+  return `There is no tool named ${quoteName(name)}.${hint} Available tools: ${available.length === 0 ? "none" : available.join(", ")}.`;
+}
+
+export function invalidArgumentsMessage(tool: string, problems: readonly string[], schema: ParametersSchema): string {
+  return [
+    `The arguments for ${tool} do not match its parameters, so it was not run:`,
+    ...problems,
+    parametersLine(schema),
+    `Fix these and call ${tool} again.`,
+  ].join("\n");
+}
+
+export function ignoredArgumentsNote(paths: readonly string[]): string {
+  return `[ignored unknown arguments: ${paths.map((path) => shorten(path, NAME_CHARS)).join(", ")}]`;
+}
+
+export function convertedArgumentsNote(conversions: readonly Conversion[]): string {
+  return `[converted arguments: ${conversions.map((c) => `${shorten(c.path, NAME_CHARS)} from ${c.from} to ${c.to}`).join(", ")}]`;
+}
+
+export const DECODED_STRING_NOTE = "[decoded arguments that were sent as a JSON string; send a JSON object]";
+
+export const NO_OUTPUT = "(no output)";
+
+export function toolFailedMessage(tool: string, thrown: unknown): string {
+  return [
+    `The tool ${tool} itself failed: ${describeThrown(thrown)}`,
+    `Its arguments were valid, so this is not an argument problem; retrying with other arguments of the same form will not help.`,
+  ].join("\n");
+}
+
+export function timeoutMessage(tool: string, timeoutMs: number): string {
+  const limit = timeoutMs % 1000 === 0 ? `${timeoutMs / 1000} s` : `${timeoutMs} ms`;
+  return `The tool ${tool} timed out: it did not finish within ${limit}, so it was stopped and has no result. Try a smaller task or another approach.`;
+}
+
+export function abortedMessage(tool: string): string {
+  return `The tool ${tool} was interrupted before it finished; it has no result.`;
+}
+
+export function loadFailedMessage(tool: string, file: string, problem: string): string {
+  return `The tool ${tool} could not be loaded from ${file}: ${shorten(problem, ERROR_CHARS)}. This is a setup problem, not an argument problem; run npm run gen if the tools changed.`;
+}
+
+export function schemaFailedMessage(tool: string, thrown: unknown): string {
+  return `The parameters schema of ${tool} could not be compiled (${describeThrown(thrown)}); the tool cannot be called until npm run gen writes a valid one.`;
+}
+
+export function unrenderableResultMessage(tool: string, thrown: unknown): string {
+  return `The tool ${tool} ran, but its return value cannot be turned into text: ${describeThrown(thrown)}`;
+}
+
+export function internalErrorMessage(tool: string, thrown: unknown): string {
+  return `The call to ${tool} hit an internal error of the runtime, not of the tool or its arguments: ${describeThrown(thrown)}`;
+}
+
+/** `TypeError: boom` for an Error; for anything else thrown, what it was. Never rethrows. */
+export function describeThrown(thrown: unknown): string {
+  try {
+    if (thrown instanceof Error || (typeof thrown === "object" && thrown !== null && "message" in thrown)) {
+      const { name, message } = thrown as { name?: unknown; message?: unknown };
+      return shorten(`${typeof name === "string" && name !== "" ? name : "Error"}: ${String(message)}`, ERROR_CHARS);
+    }
+    return `a thrown ${previewValue(thrown)} (not an Error)`;
+  } catch {
+    return "an error that could not be described";
+  }
+}

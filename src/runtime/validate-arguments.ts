@@ -1,0 +1,125 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import addFormats from "ajv-formats";
+import type { JsonSchema, ParametersSchema } from "../shared/schemas-file.js";
+import { formatPath, isRecord, previewValue, resolvePointer, shorten, type PathSegment } from "./describe-json.js";
+import { describeProblems } from "./describe-problems.js";
+
+/** One lossless repair made to the model's arguments, for the note the model reads. */
+export interface Conversion {
+  path: string;
+  from: string;
+  to: string;
+}
+
+export type ValidationResult =
+  | { ok: true; ignored: string[]; converted: Conversion[] }
+  | { ok: false; problems: string[] };
+
+/**
+ * One Ajv instance per executor. `allErrors` so the model hears about every problem at once; `verbose`
+ * so each error carries the value that came; `strict: false` because generated schemas may carry
+ * annotation keywords Ajv does not know.
+ */
+export function createAjv(): Ajv {
+  return addFormats(new Ajv({ allErrors: true, verbose: true, strict: false }));
+}
+
+export function compileArguments(ajv: Ajv, schema: ParametersSchema): ValidateFunction {
+  return ajv.compile(schema);
+}
+
+/** Repairs can uncover new problems (a decoded object holding a "5"), so a few rounds are allowed. */
+const MAX_REPAIR_ROUNDS = 3;
+
+/**
+ * Validates `args` in place. Where the schema is closed, unknown keys are deleted; values with a lossless
+ * reading of the expected type are converted. Anything else is a problem, and the call must not run.
+ * Keys under a union (`anyOf`/`oneOf`) are never repaired: which branch was meant is unknown.
+ */
+export function validateArguments(validate: ValidateFunction, args: Record<string, unknown>): ValidationResult {
+  const ignored: string[] = [];
+  const converted: Conversion[] = [];
+  for (let round = 0; ; round++) {
+    if (validate(args)) return { ok: true, ignored, converted };
+    const errors = validate.errors ?? [];
+    const repaired = round < MAX_REPAIR_ROUNDS && repair(args, errors, ignored, converted);
+    if (!repaired) {
+      const unknownLines = ignored.map((path) => `- ${path}: not a parameter of this tool`);
+      return { ok: false, problems: [...unknownLines, ...describeProblems(args, errors, validate.schema as JsonSchema)] };
+    }
+  }
+}
+
+function repair(args: Record<string, unknown>, errors: readonly ErrorObject[], ignored: string[], converted: Conversion[]): boolean {
+  let repaired = false;
+  for (const error of errors) {
+    if (/\/(anyOf|oneOf|not|if)\//.test(error.schemaPath)) continue;
+    if (error.keyword === "additionalProperties") {
+      const key = String((error.params as { additionalProperty: unknown }).additionalProperty);
+      const parent = resolvePointer(args, error.instancePath);
+      if (isRecord(parent.value) && Object.hasOwn(parent.value, key)) {
+        delete parent.value[key];
+        ignored.push(formatPath([...parent.segments, key]));
+        repaired = true;
+      }
+    } else if (error.keyword === "type") {
+      const types = [(error.params as { type: string | string[] }).type].flat();
+      const value = convertLosslessly(error.data, types);
+      if (value.ok && setAt(args, error.instancePath, value.value)) {
+        const path = formatPath(resolvePointer(args, error.instancePath).segments);
+        converted.push({ path, from: previewValue(error.data), to: shorten(describeConverted(value.value), 60) });
+        repaired = true;
+      }
+    }
+  }
+  return repaired;
+}
+
+function describeConverted(value: unknown): string {
+  return isRecord(value) || Array.isArray(value) ? previewValue(value) : JSON.stringify(value);
+}
+
+const JSON_NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
+
+/**
+ * A string whose text is exactly a value of an expected type: a JSON number (an integer only when it is
+ * a safe integer, so no digit is lost), `true`/`false`, or JSON text of an object or array. Numbers are
+ * never turned into strings: JSON parsing has already normalized their text (`1.0` → `1`), so the string
+ * the model meant is unknown.
+ */
+export function convertLosslessly(value: unknown, types: readonly string[]): { ok: true; value: unknown } | { ok: false } {
+  if (typeof value !== "string") return { ok: false };
+  if ((types.includes("number") || types.includes("integer")) && JSON_NUMBER.test(value)) {
+    const number = Number(value);
+    const integerText = !/[.eE]/.test(value);
+    if (Number.isSafeInteger(number) && (integerText || types.includes("integer"))) return { ok: true, value: number };
+    if (types.includes("number") && !integerText && Number.isFinite(number)) return { ok: true, value: number };
+  }
+  if (types.includes("boolean") && (value === "true" || value === "false")) return { ok: true, value: value === "true" };
+  if (types.includes("object") || types.includes("array")) {
+    try {
+      const parsed: unknown = JSON.parse(value);
+      if ((types.includes("object") && isRecord(parsed)) || (types.includes("array") && Array.isArray(parsed))) {
+        return { ok: true, value: parsed };
+      }
+    } catch {
+      return { ok: false };
+    }
+  }
+  return { ok: false };
+}
+
+/** Replaces the value at a JSON pointer, defining (never assigning) so a `__proto__` key stays a plain key. */
+function setAt(root: Record<string, unknown>, pointer: string, value: unknown): boolean {
+  const cut = pointer.lastIndexOf("/");
+  if (cut < 0) return false;
+  const parent = resolvePointer(root, pointer.slice(0, cut)).value;
+  const last: PathSegment = pointer.slice(cut + 1).replace(/~1/g, "/").replace(/~0/g, "~");
+  if (Array.isArray(parent)) {
+    parent[Number(last)] = value;
+    return true;
+  }
+  if (!isRecord(parent)) return false;
+  Object.defineProperty(parent, last, { value, writable: true, enumerable: true, configurable: true });
+  return true;
+}
