@@ -1,0 +1,130 @@
+/**
+ * The CLI as a real process (`tsx scripts/agent.ts`, stdin closed, no terminal): exit codes, Ctrl-C,
+ * and SIGKILL at random points followed by `--resume`. Spawning costs ~0.5 s, so runs are few and grouped.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readTranscript } from "../../src/runtime/transcript.js";
+import { startScriptedServer, type RecordedRequest, type ScriptedServer, type ScriptStep } from "../support/scripted-server.js";
+import { cliEnv, readTranscriptLines, runCliInProcess, SENTINEL_KEY, spawnCli, tempDir, writeFixtureSchemas } from "./support.js";
+
+let server: ScriptedServer;
+let dir: string;
+let schemas: string;
+const outputs: string[] = [];
+
+beforeAll(async () => {
+  server = await startScriptedServer({ script: [] });
+  dir = tempDir();
+  schemas = writeFixtureSchemas(dir);
+});
+afterAll(async () => {
+  await server.close();
+  expect(outputs.join("\n")).not.toContain(SENTINEL_KEY);
+});
+
+function spawnAgent(argv: string[]) {
+  const child = spawnCli(["--schemas", schemas, ...argv], cliEnv(server.baseURL));
+  void child.done.then((run) => outputs.push(run.stdout, run.stderr));
+  return child;
+}
+
+async function waitForRequest(count: number): Promise<void> {
+  await server.waitForRequests(count, 20_000);
+}
+
+describe("the real process", () => {
+  it("answers with stdin closed and no terminal: exit 0, stdout is the answer alone", async () => {
+    server.setScript([{ toolCalls: [{ id: "c1", name: "echo", arguments: '{"text":"x"}' }] }, { content: "forty-two" }]);
+    const run = await spawnAgent(["--no-stream", "what is the answer?", "--max-turns", "3"]).done;
+    expect(run.stdout).toBe("forty-two\n");
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain("→ echo");
+  });
+
+  it("Ctrl-C during a request: 'interrupted', exit 130, transcript intact without made-up messages", async () => {
+    const file = path.join(dir, "sigint-request.jsonl");
+    const before = server.requests.length;
+    server.setScript([{ content: "too late", delayMs: 30_000 }]);
+    const child = spawnAgent(["hello", "--transcript", file]);
+    await waitForRequest(before + 1);
+    child.kill("SIGINT");
+    const run = await child.done;
+    expect(run.code).toBe(130);
+    expect(run.stderr).toContain("interrupted");
+    expect(run.stdout).toBe("");
+    expect(readTranscriptLines(file).map((m) => m.role)).toEqual(["system", "user"]);
+  });
+
+  it("Ctrl-C during a tool: exit 130; the unanswered call is answered 'interrupted' on resume", async () => {
+    const file = path.join(dir, "sigint-tool.jsonl");
+    const before = server.requests.length;
+    server.setScript([{ toolCalls: [{ id: "w1", name: "wait_for_abort", arguments: "{}" }] }]);
+    const child = spawnAgent(["wait", "--transcript", file]);
+    await waitForRequest(before + 1);
+    // The assistant line is written before the tool runs: once it is there, the tool is running.
+    while (!existsSync(file) || !readFileSync(file, "utf8").includes('"tool_calls"')) await new Promise((resolve) => setTimeout(resolve, 20));
+    child.kill("SIGINT");
+    const run = await child.done;
+    expect(run.code).toBe(130);
+    expect(run.stderr).toContain("interrupted");
+    expect(readTranscriptLines(file).map((m) => m.role)).toEqual(["system", "user", "assistant"]);
+
+    server.setScript([{ content: "resumed fine" }]);
+    const resumed = await runCliInProcess(["--schemas", schemas, "--resume", file, "continue"], cliEnv(server.baseURL), dir);
+    outputs.push(resumed.stdout, resumed.stderr);
+    expect(resumed).toMatchObject({ code: 0, stdout: "resumed fine\n" });
+    expect(readTranscriptLines(file).map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "user", "assistant"]);
+  });
+});
+
+describe("SIGKILL at random points, then --resume", () => {
+  const RUNS = 10;
+
+  /** Tool calls for a while (each reply after a short delay, parallel calls every other turn), then an answer. */
+  const slowConversation = (request: RecordedRequest): ScriptStep => {
+    const messages = Array.isArray(request.body?.messages) ? request.body.messages : [];
+    const turn = messages.filter((m: { role?: string }) => m.role === "assistant").length;
+    if (turn >= 6) return { content: "finished", delayMs: 15 };
+    const calls = [{ id: `t${turn}a`, name: "echo", arguments: JSON.stringify({ text: "x".repeat(200 * turn) }) }];
+    if (turn % 2 === 1) calls.push({ id: `t${turn}b`, name: "fail", arguments: "{}" });
+    return { toolCalls: calls, delayMs: 15, stream: { chunkSize: 40 } };
+  };
+
+  it(`kills the process ${RUNS} times; each transcript is valid JSON lines and resumes to an answer`, async () => {
+    server.setScript(slowConversation);
+    const seen = new Set<number>();
+    for (let i = 0; i < RUNS; i += 1) {
+      const file = path.join(dir, `kill-${i}.jsonl`);
+      const before = server.requests.length;
+      const child = spawnAgent(["go", "--transcript", file]);
+      // Spread the kills over the conversation: after a random number of requests, plus a random moment.
+      const requestsBeforeKill = 1 + Math.floor(Math.random() * 7);
+      await Promise.race([waitForRequest(before + requestsBeforeKill).catch(() => undefined), child.done]);
+      await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 40)));
+      child.kill("SIGKILL");
+      const run = await child.done;
+      expect([0, 137]).toContain(run.code);
+      if (!existsSync(file)) continue;
+
+      const reading = readTranscript(file);
+      if (!reading.ok) throw new Error(reading.error);
+      // Only the last line may be torn.
+      const lines = readFileSync(file, "utf8").split("\n").filter((line) => line !== "");
+      lines.slice(0, -1).forEach((line) => JSON.parse(line));
+      seen.add(reading.messages.length);
+
+      const resumed = await runCliInProcess(["--schemas", schemas, "--resume", file, "continue"], cliEnv(server.baseURL), dir);
+      outputs.push(resumed.stdout, resumed.stderr);
+      expect(resumed.stderr).not.toContain("API error");
+      expect(resumed).toMatchObject({ code: 0, stdout: "finished\n" });
+      const after = readTranscript(file);
+      if (!after.ok) throw new Error(after.error);
+      expect(after.messages.slice(0, reading.messages.length)).toEqual(reading.messages);
+      expect(after.messages.at(-1)).toEqual({ role: "assistant", content: "finished" });
+    }
+    // The kills landed at more than one point of the conversation.
+    expect(seen.size).toBeGreaterThan(1);
+  }, 120_000);
+});
