@@ -1,0 +1,40 @@
+import type * as FsPromises from "node:fs/promises";
+
+/**
+ * What the tools did on disk, seen through a wrapper around `fs/promises.open` and each opened handle's
+ * `read`. A test file installs it with
+ * `vi.mock("node:fs/promises", async (original) => (await import("./fs-spy.js")).spiedFsPromises(await original()))`.
+ */
+export const io = {
+  /** Every path passed to `open`, in order. */
+  opened: [] as string[],
+  /** Bytes returned by every `read` on a handle opened since the last reset. */
+  bytesRead: 0,
+  /** Runs once, right before the next `open`: after the tool's check, so a test can swap a name there. */
+  beforeOpen: undefined as (() => void) | undefined,
+  reset(): void {
+    io.opened = [];
+    io.bytesRead = 0;
+    io.beforeOpen = undefined;
+  },
+};
+
+export function spiedFsPromises(actual: typeof FsPromises): typeof FsPromises & { default: typeof FsPromises } {
+  const open: typeof actual.open = async (file, flags, mode) => {
+    const swap = io.beforeOpen;
+    io.beforeOpen = undefined;
+    swap?.();
+    io.opened.push(String(file));
+    const handle = await actual.open(file, flags, mode);
+    const read = handle.read.bind(handle) as (...args: unknown[]) => Promise<{ bytesRead: number }>;
+    Object.assign(handle, {
+      read: async (...args: unknown[]) => {
+        const result = await read(...args);
+        io.bytesRead += result.bytesRead;
+        return result;
+      },
+    });
+    return handle;
+  };
+  return { ...actual, open, default: { ...actual, open } };
+}
