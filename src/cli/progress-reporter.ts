@@ -49,7 +49,7 @@ export function createProgressReporter(output: ProgressOutput, colors: boolean):
   const onEvent = (event: AgentEvent): void => {
     switch (event.type) {
       case "turn_start":
-        line(bold(`turn ${event.turn}`) + dim(` (limit ${event.maxTurns} per prompt)`));
+        line(bold(`turn ${event.turn}`) + dim(` (at most ${event.maxTurns} per prompt)`));
         return;
       case "text_delta":
         if (event.text === "") return;

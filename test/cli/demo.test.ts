@@ -1,0 +1,33 @@
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { expect, it } from "vitest";
+import { DEMO_ANSWER } from "../../src/demo/demo-script.js";
+import { projectRoot } from "./support.js";
+
+it("npm run demo: the real CLI recovers from every scripted mistake, says the model is scripted, and answers", async () => {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(projectRoot, "scripts/demo.ts")], {
+    cwd: projectRoot,
+    env: { PATH: process.env.PATH, NO_COLOR: "1" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  expect(stderr).toContain("the model is SCRIPTED");
+  expect(code).toBe(0);
+  expect(stdout).toBe(`${DEMO_ANSWER}\n`);
+  for (const recovery of [
+    "were not valid JSON",
+    "must be a JSON object",
+    'There is no tool named "open_file". Available tools:',
+    "[ignored unknown arguments: verbose]",
+    "path: missing",
+    'cut off by the token limit (finish_reason "length")',
+    "The tool read_file itself failed",
+    "answered after 7 turns",
+  ]) {
+    expect(stderr).toContain(recovery);
+  }
+}, 60_000);
