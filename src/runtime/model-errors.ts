@@ -90,9 +90,11 @@ function classify(error: unknown, context: FailureContext): ModelRequestErrorIni
     };
   }
   if (error instanceof APIConnectionError) {
+    const cause = causeText(error);
+    const neverConnected = cause !== "connection reset";
     return {
       kind: "connection",
-      message: `could not connect to ${url}: ${causeText(error)}${tries}`,
+      message: `${neverConnected ? "could not connect to" : "the connection to"} ${url}${neverConnected ? ":" : " failed before a response:"} ${cause}${tries}`,
       hint: "Check that the server is running and that OPENAI_BASE_URL points at its API root (e.g. http://localhost:8080/v1).",
       retryable: true,
     };

@@ -314,8 +314,9 @@ function toolsChangedWithinConversation(body: ChatRequestBody, earlier: readonly
   if (!Array.isArray(body.messages)) return undefined;
   const messages = body.messages.map((message) => JSON.stringify(message));
   for (let i = earlier.length - 1; i >= 0; i -= 1) {
-    const previous = earlier[i]?.body;
-    if (previous === undefined || !Array.isArray(previous.messages) || previous.messages.length > messages.length) continue;
+    const previous = earlier[i]?.violations.length === 0 ? earlier[i]?.body : undefined;
+    if (previous === undefined || !Array.isArray(previous.messages) || previous.messages.length === 0) continue;
+    if (previous.messages.length > messages.length) continue;
     const isPrefix = previous.messages.every((message, j) => JSON.stringify(message) === messages[j]);
     if (!isPrefix) continue;
     if (JSON.stringify(previous.tools) !== JSON.stringify(body.tools)) {
