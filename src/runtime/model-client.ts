@@ -81,7 +81,7 @@ export function createTurnRequester(options: TurnRequesterOptions): TurnRequeste
           by: "sdk",
           attempt: retry.retry,
           maxAttempts: retry.maxRetries,
-          kind: retry.status !== undefined ? "http" : "connection",
+          kind: retry.kind,
           reason: retry.reason,
           ...(retry.status !== undefined ? { status: retry.status } : {}),
           ...(retry.delayMs !== undefined ? { delayMs: retry.delayMs } : {}),

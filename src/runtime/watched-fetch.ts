@@ -27,6 +27,7 @@ export interface SdkRetry {
   /** 1-based number of the retry. */
   retry: number;
   maxRetries: number;
+  kind: "http" | "connection" | "timeout";
   status?: number;
   /** e.g. `HTTP 503 Service Unavailable`, `connection failed (fetch failed)`. */
   reason: string;
@@ -67,7 +68,10 @@ export function createWatchedFetch(options: WatchedFetchOptions): typeof fetch {
     try {
       response = await fetch(input, { ...init, signal });
     } catch (error) {
-      if (willRetry()) options.onSdkRetry({ ...retry, reason: connectionReason(error, init?.signal) });
+      if (willRetry()) {
+        const timedOut = init?.signal?.aborted === true;
+        options.onSdkRetry({ ...retry, kind: timedOut ? "timeout" : "connection", reason: timedOut ? "timeout: no response headers in time" : connectionReason(error) });
+      }
       throw error;
     }
     if (!response.ok) {
@@ -75,6 +79,7 @@ export function createWatchedFetch(options: WatchedFetchOptions): typeof fetch {
         const delayMs = requestedDelayMs(response.headers);
         options.onSdkRetry({
           ...retry,
+          kind: "http",
           status: response.status,
           reason: `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`,
           ...(delayMs !== undefined ? { delayMs } : {}),
@@ -136,8 +141,7 @@ function requestedDelayMs(headers: Headers): number | undefined {
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
-function connectionReason(error: unknown, sdkSignal: AbortSignal | null | undefined): string {
-  if (sdkSignal?.aborted) return "no response headers before the request timeout";
+function connectionReason(error: unknown): string {
   let current: unknown = error;
   while (current instanceof Error) {
     const code = (current as { code?: unknown }).code;
