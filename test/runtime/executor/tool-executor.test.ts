@@ -83,7 +83,7 @@ describe("arguments text", () => {
 
 describe("tool names", () => {
   const available =
-    "add, circular, countWords, describeCall, explode, missingExport, missingFile, nothing, rejectLater, repeat, saveRecord, schedule, structured, throwString, waitForever, workspaceSeen";
+    "add, circular, countWords, describeCall, explode, missingExport, missingFile, nothing, rejectLater, repeat, saveRecord, schedule, setMode, structured, throwString, waitForever, workspaceSeen";
 
   test("an unknown tool is named and the available tools are listed", async () => {
     expect(await call("delete_everything", "{}")).toEqual({
@@ -147,6 +147,14 @@ describe("schema failures", () => {
       ].join("\n"),
     });
     expect(imported).toBe(0);
+  });
+
+  test("a failed union is one line naming its branches; nothing inside it is repaired", async () => {
+    const union = '- mode: expected "fast" | { level: integer }, got';
+    expect((await call("setMode", '{"mode": 5}')).content.split("\n")[1]).toBe(`${union} 5`);
+    expect((await call("setMode", '{"mode": {"level": "2"}}')).content.split("\n")[1]).toBe(`${union} an object`);
+    expect((await call("setMode", '{"mode": {"level": 2, "x": 1}}')).status).toBe("invalid_arguments");
+    expect(await call("setMode", '{"mode": {"level": 2}}')).toEqual({ status: "ok", content: 'mode {"level":2}' });
   });
 
   test("unknown keys are listed with the problems when the call cannot proceed", async () => {
