@@ -28,6 +28,9 @@ export function finishParameters(root: ParametersSchema, definitions: Record<str
       const name = decodeURIComponent(ref.slice("#/definitions/".length));
       node.$ref = `#/definitions/${renamed.get(name) ?? name}`;
     }
+    splitTypeUnions(node);
+    const tupleProblem = fixedLengthTuples(node);
+    if (tupleProblem !== undefined) problems.push(tupleProblem);
     for (const key of TAG_KEYWORDS) {
       if (!(key in node)) continue;
       const value = node[key]!;
@@ -39,6 +42,39 @@ export function finishParameters(root: ParametersSchema, definitions: Record<str
   });
   dropUnusedDefinitions(withDefinitions);
   return { parameters: orderSchemaKeys(withDefinitions) as ParametersSchema, problems };
+}
+
+/**
+ * Ajv's strict mode accepts a list of types only as "one type or null"; `["string", "number"]` becomes
+ * `anyOf` of single types.
+ */
+function splitTypeUnions(node: JsonSchema): void {
+  const types = node.type;
+  if (!Array.isArray(types) || types.filter((type) => type !== "null").length < 2) return;
+  delete node.type;
+  node.anyOf = [...types.map((type): JsonSchema => ({ type })), ...(Array.isArray(node.anyOf) ? node.anyOf : [])];
+}
+
+/**
+ * Ajv's strict mode wants every tuple schema to pin its length. A tuple with optional elements becomes
+ * one fixed-length tuple per allowed length; a rest element has no such form and is reported.
+ */
+function fixedLengthTuples(node: JsonSchema): string | undefined {
+  const items = node.items;
+  if (!Array.isArray(items)) return undefined;
+  if (node.additionalItems !== undefined) {
+    return "a tuple with a rest element ([a, ...b[]]) has no strict JSON Schema form; use an array or a fixed-length tuple";
+  }
+  const min = typeof node.minItems === "number" ? node.minItems : 0;
+  if (min >= items.length) return undefined;
+  const lengths = Array.from({ length: items.length - min + 1 }, (_, i) => min + i);
+  delete node.items;
+  delete node.minItems;
+  delete node.maxItems;
+  delete node.type;
+  node.anyOf = lengths.map((length): JsonSchema =>
+    length === 0 ? { type: "array", maxItems: 0 } : { type: "array", items: items.slice(0, length), minItems: length, maxItems: length });
+  return undefined;
 }
 
 /** `Tree<string>` → `Tree_string_`, unique within one tool. */
