@@ -14,7 +14,7 @@
 import OpenAI from "openai";
 import type { ChatCompletionCreateParams, ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
 import { isRecord, StreamAssembler, type RawTurn } from "./assemble-stream.js";
-import { displayURL, ModelRequestError, toModelRequestError, type ModelErrorKind } from "./model-errors.js";
+import { displayURL, ModelRequestError, oneLine, toModelRequestError, type ModelErrorKind } from "./model-errors.js";
 import { normalizeTurn, rawTurnFromCompletion } from "./normalize-turn.js";
 import type { ModelTurn, TurnRequest, TurnRequester } from "./types.js";
 import { createWatchedFetch, newRequestWatch, watchRequest, type RequestWatch } from "./watched-fetch.js";
@@ -161,6 +161,10 @@ async function plainTurn(client: OpenAI, body: BaseBody, request: TurnRequest, b
   if (typeof completion === "string" || !isRecord(completion)) {
     const start = typeof completion === "string" ? `: ${completion.replace(/\s+/g, " ").slice(0, 80)}` : "";
     throw malformed(`malformed response from ${baseURL}: not valid JSON${start}`);
+  }
+  if (isRecord(completion.error)) {
+    const said = oneLine(typeof completion.error.message === "string" ? completion.error.message : JSON.stringify(completion.error));
+    throw new ModelRequestError({ kind: "http", message: `the API answered with an error instead of a completion: ${said}`, retryable: true });
   }
   const choices = completion.choices;
   if (!Array.isArray(choices) || choices.length === 0) throw noChoices(baseURL);

@@ -178,7 +178,8 @@ function causeText(error: Error): string {
   return oneLine(error.message);
 }
 
-function oneLine(text: string): string {
+/** One line, at most a few hundred characters: API messages can be whole HTML pages. */
+export function oneLine(text: string): string {
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length > MAX_API_MESSAGE ? `${flat.slice(0, MAX_API_MESSAGE)}…` : flat;
 }

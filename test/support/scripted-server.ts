@@ -88,13 +88,15 @@ export interface StatusFault {
  * - `stall`: headers and part of the body, then nothing, ever (until the client gives up or the server closes);
  * - `malformed-sse`: a stream whose second event is not JSON (non-streaming requests get a non-JSON body);
  * - `not-json`: 200 with an HTML body (for streaming requests too: no SSE at all);
- * - `no-choices`: 200 with `choices: []` (streaming: only chunks with empty choices).
+ * - `no-choices`: 200 with `choices: []` (streaming: only chunks with empty choices);
+ * - `error-event`: 200, then an OpenAI-style `{ "error": … }` instead of a completion (streaming: after the
+ *   first events, as providers do when a model fails mid-generation).
  */
 export interface BrokenResponseFault {
-  fault: "reset" | "cut" | "stall" | "malformed-sse" | "not-json" | "no-choices";
-  /** For `cut` and `stall`: what the partial body is taken from. */
+  fault: "reset" | "cut" | "stall" | "malformed-sse" | "not-json" | "no-choices" | "error-event";
+  /** For `cut`, `stall` and `error-event`: what the partial body is taken from. */
   reply?: ReplyStep;
-  /** For `cut` and `stall` in a stream: how many SSE events go out before it breaks (default 2). */
+  /** For `cut`, `stall` and `error-event` in a stream: how many SSE events go out before it breaks (default 2). */
   afterEvents?: number;
 }
 
@@ -416,6 +418,17 @@ function playBrokenResponse(step: BrokenResponseFault, request: RecordedRequest,
       res.writeHead(200, { "content-type": "text/html" });
       res.end("<html><body><h1>502 Bad Gateway</h1></body></html>");
       return;
+    case "error-event": {
+      const error = { error: { message: "The server had an error while processing your request.", type: "server_error", param: null, code: null } };
+      if (wantsStream(request)) {
+        startSse(res);
+        res.end(replyEvents(reply, request).slice(0, step.afterEvents ?? 2).join("") + sse(error));
+      } else {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify(error));
+      }
+      return;
+    }
     case "no-choices":
       if (wantsStream(request)) {
         startSse(res);

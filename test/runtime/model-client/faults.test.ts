@@ -104,6 +104,7 @@ describe.each([
       ["malformed-sse", "malformed", /malformed response from .*: not valid JSON \/ SSE/],
       ["not-json", "malformed", /malformed response from .*(not valid JSON|expected an SSE stream)/],
       ["no-choices", "no_choices", /^no choices/],
+      ["error-event", "http", /^the API (reported an error in the middle of its response|answered with an error instead of a completion): The server had an error/],
     ];
 
     it.each(cases)("%s once: recovered with the next response, the retry reported", async (fault, kind) => {
