@@ -7,8 +7,27 @@
  */
 export function get_time(): string {
   const now = new Date();
-  const timeZone = new Intl.DateTimeFormat().resolvedOptions().timeZone;
-  return `${localIsoTime(now)} (${timeZone})`;
+  return `${localIsoTime(now)} (${timeZoneName()})`;
+}
+
+/**
+ * The IANA name of the local time zone. A `TZ` that names a zone is kept as written, because ICU would
+ * report some zones by an older alias (`Asia/Kolkata` as `Asia/Calcutta`). An empty `TZ` means UTC (POSIX),
+ * which ICU would call `Etc/Unknown`. Anything else (unset, a file path, a POSIX rule) is left to Intl,
+ * which has already applied it to the clock.
+ */
+function timeZoneName(): string {
+  const fromEnv = process.env.TZ?.replace(/^:/, "");
+  if (fromEnv === "") return "UTC";
+  if (fromEnv !== undefined) {
+    try {
+      new Intl.DateTimeFormat("en", { timeZone: fromEnv });
+      return fromEnv;
+    } catch {
+      // Not a zone name Intl knows: fall through to the zone Intl resolved.
+    }
+  }
+  return new Intl.DateTimeFormat().resolvedOptions().timeZone;
 }
 
 /** `now` in local time as `YYYY-MM-DDTHH:MM:SS±HH:MM` (never `Z`: the offset is part of the answer). */
