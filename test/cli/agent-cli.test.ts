@@ -64,6 +64,8 @@ describe("one prompt", () => {
     expect(body?.model).toBe("other-model");
     expect((body?.messages as Array<{ content: string }>)[1]?.content).toBe("what is it?");
     expect(server.requests.map((r) => r.violations)).toEqual([[], []]);
+    // The tools list was byte-identical on both requests (the server flags any change within a conversation).
+    expect(server.requests.flatMap((r) => r.flags)).toEqual([]);
     // The transcript is exactly the last request's messages plus the answer.
     transcriptText(transcript);
     expect(readTranscriptLines(transcript)).toEqual([...lastRequestMessages(), { role: "assistant", content: "The answer." }]);
@@ -176,7 +178,7 @@ describe("usage and setup errors", () => {
 
     const staleDir = tempDir();
     const toolsDir = path.join(staleDir, "tools");
-    cpSync(path.resolve(import.meta.dirname, "fixtures/tools"), toolsDir, { recursive: true });
+    for (const tool of ["echo.ts", "fail.ts"]) cpSync(path.resolve(import.meta.dirname, "fixtures/tools", tool), path.join(toolsDir, tool));
     const staleSchemas = writeFixtureSchemas(staleDir, toolsDir);
     appendFileSync(path.join(toolsDir, "echo.ts"), "\n// changed after generation\n");
     const stale = await runCliInProcess(["--schemas", staleSchemas, "hi"], cliEnv(server.baseURL), dir);

@@ -9,8 +9,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { PassThrough } from "node:stream";
 import { runAgentCli } from "../../src/cli/run-agent-cli.js";
-import { currentInputsHash } from "../../src/shared/inputs-hash.js";
-import type { SchemasFile, ToolDefinition } from "../../src/shared/schemas-file.js";
+import { ToolGenerator } from "../../src/gen/tool-generator.js";
 import type { ChatMessage } from "../../src/runtime/messages.js";
 
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -23,30 +22,14 @@ export function tempDir(): string {
   return mkdtempSync(path.join(tmpdir(), "sigloop-cli-"));
 }
 
-function tool(name: string, description: string, properties: ToolDefinition["function"]["parameters"]["properties"], required: string[]): ToolDefinition {
-  return { type: "function", function: { name, description, parameters: { type: "object", properties, required, additionalProperties: false } } };
-}
-
-/** Writes a schemas file for the fixture tools into `dir` (what `npm run gen` would write for them). */
+/** Writes the schemas of a tools folder (default: the fixture tools) into `dir` with the real generator. */
 export function writeFixtureSchemas(dir: string, toolsDir = fixtureToolsDir): string {
-  const tools = [
-    tool("echo", "Returns the text it was given.", { text: { type: "string", description: "what to return" } }, ["text"]),
-    tool("fail", "Always throws, to show how a failing tool is reported.", {}, []),
-    tool("wait_for_abort", "Waits until the call is aborted (Ctrl-C or timeout), to test interruption during a tool.", {}, []),
-  ];
-  const relTools = path.relative(dir, toolsDir).split(path.sep).join("/");
-  const inputs = { toolsDir: relTools, files: ["echo.ts", "fail.ts", "wait_for_abort.ts"].map((file) => `${relTools}/${file}`) };
-  const schemas: SchemasFile = {
-    tools,
-    bindings: [
-      { name: "echo", file: `${relTools}/echo.ts`, exportName: "echo", call: { kind: "positional", params: ["text"] } },
-      { name: "fail", file: `${relTools}/fail.ts`, exportName: "fail", call: { kind: "positional", params: [] } },
-      { name: "wait_for_abort", file: `${relTools}/wait_for_abort.ts`, exportName: "wait_for_abort", call: { kind: "positional", params: [] } },
-    ],
-    inputs: { ...inputs, hash: currentInputsHash(dir, inputs) ?? "unreadable" },
-  };
   const file = path.join(dir, "schemas.json");
-  writeFileSync(file, JSON.stringify(schemas, null, 2));
+  const generator = ToolGenerator.open(toolsDir, file);
+  if (!(generator instanceof ToolGenerator)) throw new Error(`gen: ${generator.message}`);
+  const generation = generator.generateAll();
+  if (generation.text === undefined) throw new Error(`gen: ${generation.diagnostics.map((d) => d.message).join("; ")}`);
+  writeFileSync(file, generation.text);
   return file;
 }
 
