@@ -13,7 +13,14 @@ export interface Diagnostic {
   line?: number;
   /** 1-based. */
   col?: number;
+  /**
+   * Other places the message names, written `{0}`, `{1}`… in it; they are printed relative to the
+   * directory the user runs from, like the main location.
+   */
+  refs?: Place[];
 }
+
+export type Place = Pick<Diagnostic, "file" | "line" | "col">;
 
 export function diagnosticAt(node: Node, severity: Severity, message: string): Diagnostic {
   const sourceFile = node.getSourceFile();
@@ -24,12 +31,16 @@ export function diagnosticAt(node: Node, severity: Severity, message: string): D
 /** `tools/x.ts:12:5 error: message`, with the path relative to `cwd` so it is clickable in a terminal. */
 export function formatDiagnostic(diagnostic: Diagnostic, cwd: string): string {
   const where = diagnostic.file === undefined ? "" : `${formatLocation(diagnostic, cwd)} `;
-  return `${where}${diagnostic.severity}: ${diagnostic.message}`;
+  const message = diagnostic.message.replace(/\{(\d+)\}/g, (token, index: string) => {
+    const place = diagnostic.refs?.[Number(index)];
+    return place === undefined ? token : formatLocation(place, cwd) || ".";
+  });
+  return `${where}${diagnostic.severity}: ${message}`;
 }
 
-export function formatLocation(diagnostic: Diagnostic, cwd: string): string {
+export function formatLocation(diagnostic: Place, cwd: string): string {
   if (diagnostic.file === undefined) return "";
-  const file = relativePath(cwd, diagnostic.file);
+  const file = relativePath(cwd, diagnostic.file) || ".";
   return diagnostic.line === undefined ? file : `${file}:${diagnostic.line}:${diagnostic.col ?? 1}`;
 }
 

@@ -5,7 +5,7 @@ import { currentInputsHash } from "../shared/inputs-hash.js";
 import type { SchemasFile, ToolBinding, ToolDefinition } from "../shared/schemas-file.js";
 import { listToolFiles } from "../shared/tool-files.js";
 import { buildTool, type BuiltTool } from "./build-tool.js";
-import { diagnosticAt, formatLocation, hasErrors, relativePath, sortDiagnostics, type Diagnostic } from "./diagnostic.js";
+import { diagnosticAt, hasErrors, relativePath, sortDiagnostics, type Diagnostic } from "./diagnostic.js";
 import { discoverTools } from "./discover-tools.js";
 import { SchemaEngine } from "./schema-engine.js";
 import { serializeSchemasFile } from "./serialize.js";
@@ -100,15 +100,15 @@ export class ToolGenerator {
   }
 
   private readToolFiles(): Diagnostic | undefined {
-    const shown = relativePath(process.cwd(), this.toolsDir) || ".";
+    const problem = (message: string): Diagnostic => ({ severity: "error", message, refs: [{ file: this.toolsDir }] });
     let names: string[];
     try {
-      if (!statSync(this.toolsDir).isDirectory()) return { severity: "error", message: `tools folder ${shown} is not a folder; pass --tools <dir>` };
+      if (!statSync(this.toolsDir).isDirectory()) return problem("tools folder {0} is not a folder; pass --tools <dir>");
       names = listToolFiles(this.toolsDir);
     } catch {
-      return { severity: "error", message: `tools folder ${shown} does not exist; create it with a tool file (tools/my_tool.ts) or pass --tools <dir>` };
+      return problem("tools folder {0} does not exist; create it with a tool file (tools/my_tool.ts) or pass --tools <dir>");
     }
-    if (names.length === 0) return { severity: "error", message: `tools folder ${shown} has no .ts files; write a tool there (an exported, JSDoc-commented function)` };
+    if (names.length === 0) return problem("tools folder {0} has no .ts files; write a tool there (an exported, JSDoc-commented function)");
     this.toolFiles = names.map((name) => path.join(this.toolsDir, name));
     return undefined;
   }
@@ -202,8 +202,9 @@ function duplicateNames(tools: readonly ToolEntry[]): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   for (const [name, entries] of byName) {
     if (entries.length < 2) continue;
-    const places = entries.map((entry) => formatLocation(entry.location, process.cwd())).join(" and ");
-    diagnostics.push({ ...entries[0]!.location, message: `tool name "${name}" is defined more than once, at ${places}; tool names must be unique across files` });
+    const places = entries.map((_, index) => `{${index}}`).join(" and ");
+    const refs = entries.map(({ location }) => ({ file: location.file, line: location.line, col: location.col }));
+    diagnostics.push({ ...entries[0]!.location, message: `tool name "${name}" is defined more than once, at ${places}; tool names must be unique across files`, refs });
   }
   return diagnostics;
 }

@@ -1,0 +1,160 @@
+import { existsSync, mkdirSync } from "node:fs";
+import path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { runGen, type GenIo } from "../../src/gen/run-gen.js";
+import { generate, messages, writeTree } from "./support.js";
+
+/** One folder holding every kind of mistake: all of them are reported in one run. */
+const files = {
+  "tools/unsupported.ts": [
+    "/** Takes things JSON cannot carry. */",
+    "export function f(",
+    "  /** A callback. */ cb: () => void,",
+    "  /** A symbol. */ s: symbol,",
+    "  /** A bigint. */ n: bigint,",
+    "  /** A map. */ m: Map<string, number>,",
+    "  /** A set. */ set: Set<string>,",
+    "  /** An instance. */ c: Counter,",
+    "  /** Never. */ nv: never,",
+    "  /** Void. */ v: void,",
+    "  /** Nested. */ o: { handler: (x: number) => string },",
+    "): void {}",
+    "",
+    "class Counter {",
+    "  count = 0;",
+    "  increment(): void {",
+    "    this.count++;",
+    "  }",
+    "}",
+    "",
+  ].join("\n"),
+  "tools/rest.ts": "/** Joins words. @param xs The words. */\nexport function join(...xs: string[]): string {\n  return xs.join(\" \");\n}\n",
+  "tools/typo.ts": "/** Broken. */\nexport function broken(): number {\n  const n: number = \"x\";\n  return n;\n}\n",
+  "tools/names.ts": "/** Dollar. */\nexport const $dollar = (): void => {};\n/** Too long. */\nexport function " + "a".repeat(65) + "(): void {}\n",
+  "tools/dup_a.ts": "/** One. */\nexport function same(): void {}\n",
+  "tools/dup_b.ts": "\n/** Two. */\nexport function same(): void {}\n",
+  "tools/default.ts": "/** Anonymous. */\nexport default function (): void {}\n",
+  "tools/tags.ts": [
+    "/**",
+    " * Bad tags.",
+    " * @param a A number.",
+    " * @minimum abc",
+    " * @param b A string.",
+    " * @format nope",
+    " * @param c Another string.",
+    " * @pattern (",
+    " */",
+    "export function tags(a: number, b: string, c: string): void {}",
+    "",
+  ].join("\n"),
+  "tools/undocumented.ts": "export function bare(x: string): string {\n  return x;\n}\n",
+  "tools/destructured.ts": "/** Two params, one destructured. @param n A number. */\nexport function pair({ a }: { a: string }, n: number): void {}\n",
+};
+
+let root: string;
+let found: string[];
+
+beforeAll(() => {
+  root = writeTree(files);
+  const generation = generate(path.join(root, "tools"));
+  expect(generation.file).toBeUndefined();
+  found = messages(generation.diagnostics, root);
+});
+
+describe("errors, each at file:line:col", () => {
+  it("a type with no JSON meaning, named with its type", () => {
+    const cannot = (line: number, col: number, name: string, type: string, at = "") =>
+      `tools/unsupported.ts:${line}:${col} error: parameter "${name}" of tool "f" has type "${type}"${at}, which JSON cannot carry`;
+    expect(found).toEqual(expect.arrayContaining([
+      cannot(3, 22, "cb", "() => void"),
+      cannot(4, 20, "s", "symbol"),
+      cannot(5, 20, "n", "bigint"),
+      cannot(6, 17, "m", "Map<string, number>"),
+      cannot(7, 17, "set", "Set<string>"),
+      cannot(8, 23, "c", "Counter"),
+      cannot(9, 17, "nv", "never"),
+      cannot(10, 16, "v", "void"),
+      cannot(11, 23, "o", "(x: number) => string", " at o.handler"),
+    ]));
+  });
+
+  it("a rest parameter, suggesting an array", () => {
+    expect(found).toContain('tools/rest.ts:2:22 error: parameter "xs" of tool "join" is a rest parameter, which a call by named arguments cannot fill; take an array instead: xs: string[]');
+  });
+
+  it("the compiler's own diagnostics", () => {
+    expect(found).toContain("tools/typo.ts:3:9 error: Type 'string' is not assignable to type 'number'. (TS2322)");
+  });
+
+  it("tool names providers reject", () => {
+    expect(found).toContain('tools/names.ts:2:14 error: tool name "$dollar" is not accepted by model providers, which allow only letters, digits, _ and - (1 to 64 characters); rename the export');
+    expect(found).toContain(`tools/names.ts:4:1 error: tool name "${"a".repeat(65)}" is not accepted by model providers, which allow only letters, digits, _ and - (1 to 64 characters); rename the export`);
+  });
+
+  it("duplicate names across files, naming both places", () => {
+    expect(found).toContain('tools/dup_a.ts:2:1 error: tool name "same" is defined more than once, at tools/dup_a.ts:2:1 and tools/dup_b.ts:3:1; tool names must be unique across files');
+  });
+
+  it("export default, asking for a name", () => {
+    expect(found).toContain("tools/default.ts:2:1 error: a default export has no name a model can call it by; export it by name instead (export function my_tool(…) or export const my_tool = (…) => …)");
+  });
+
+  it("validation tags whose value has the wrong type", () => {
+    expect(found).toEqual(expect.arrayContaining([
+      'tools/tags.ts:10:22 error: parameter "a" of tool "tags": @minimum needs a number, got "abc"',
+      expect.stringMatching(/^tools\/tags\.ts:10:33 error: parameter "b" of tool "tags": @format "nope" is not a format Ajv knows; use one of date, time, date-time, /),
+      'tools/tags.ts:10:44 error: parameter "c" of tool "tags": @pattern ( is not a valid regular expression',
+    ]));
+  });
+
+  it("a destructured parameter beside others has no name", () => {
+    expect(found).toContain('tools/destructured.ts:2:22 error: parameter 1 of tool "pair" is a destructuring pattern beside other parameters, so it has no name to become a property; name it, or make it the tool\'s only parameter');
+  });
+});
+
+describe("warnings", () => {
+  it("a tool or a parameter without a description", () => {
+    expect(found).toContain('tools/undocumented.ts:1:1 warning: tool "bare" has no description; add a JSDoc summary above it (models call tools far better with one)');
+    expect(found).toContain('tools/undocumented.ts:1:22 warning: parameter "x" of tool "bare" has no description; add "@param x …" to the tool\'s JSDoc');
+  });
+
+  it("come after the errors", () => {
+    const firstWarning = found.findIndex((line) => line.includes(" warning: "));
+    expect(found.slice(firstWarning).every((line) => line.includes(" warning: "))).toBe(true);
+  });
+});
+
+describe("the CLI", () => {
+  const run = (argv: string[], cwd: string) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const io: GenIo = { cwd, stdout: (text) => out.push(text), stderr: (text) => err.push(text) };
+    const code = runGen(argv, io);
+    return { code, stdout: out.join(""), stderr: err.join("") };
+  };
+
+  it("exits 1 on errors and writes nothing", () => {
+    const result = run(["--tools", "tools", "--out", "out/schemas.json"], root);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('tools/rest.ts:2:22 error: parameter "xs" of tool "join" is a rest parameter');
+    expect(result.stderr).toMatch(/gen: \d+ errors; nothing written\n$/);
+    expect(existsSync(path.join(root, "out"))).toBe(false);
+  });
+
+  it("a missing tools folder is a clear message", () => {
+    const result = run(["--tools", "nowhere"], root);
+    expect(result).toEqual({ code: 1, stdout: "", stderr: "error: tools folder nowhere does not exist; create it with a tool file (tools/my_tool.ts) or pass --tools <dir>\ngen: 1 error; nothing written\n" });
+  });
+
+  it("an empty tools folder is a clear message", () => {
+    mkdirSync(path.join(root, "empty"));
+    const result = run(["--tools", "empty"], root);
+    expect(result).toEqual({ code: 1, stdout: "", stderr: "error: tools folder empty has no .ts files; write a tool there (an exported, JSDoc-commented function)\ngen: 1 error; nothing written\n" });
+  });
+
+  it("an unknown flag shows the usage", () => {
+    const result = run(["--frobnicate"], root);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('error: unknown argument "--frobnicate"\nusage: npm run gen -- [--tools <dir>] [--out <file>] [--check | --watch]');
+  });
+});
