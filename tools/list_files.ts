@@ -1,5 +1,5 @@
 import { toolContext } from "../src/runtime/tool-context.js";
-import { confineToWorkspace, quotePath } from "../src/runtime/workspace.js";
+import { confineOrRefuse, quotePath } from "../src/runtime/workspace.js";
 import { listDirectory } from "../src/runtime/list-directory.js";
 import { fileKind } from "../src/runtime/file-kind.js";
 
@@ -23,7 +23,8 @@ const MAX_ENTRIES = 1000;
  */
 export async function list_files(dir = ".", depth = 1): Promise<string> {
   const { workspace, signal } = toolContext();
-  const directory = await confineToWorkspace(workspace, dir);
+  const directory = await confineOrRefuse(workspace, dir);
+  if ("refusal" in directory) return directory.refusal;
   const kind = fileKind(directory.stats);
   if (kind === "file") return `${quotePath(dir)} is a file, not a directory; use read_file to read it.`;
   if (kind !== "directory") return `${quotePath(dir)} is a ${kind}, not a directory.`;

@@ -1,5 +1,5 @@
 import { toolContext } from "../src/runtime/tool-context.js";
-import { confineToWorkspace, quotePath } from "../src/runtime/workspace.js";
+import { confineOrRefuse, quotePath } from "../src/runtime/workspace.js";
 import { openConfined } from "../src/runtime/open-confined.js";
 import { readLines, type LinesRead } from "../src/runtime/read-lines.js";
 import { fileKind } from "../src/runtime/file-kind.js";
@@ -25,7 +25,8 @@ const MAX_RESULT_BYTES = 100_000;
  */
 export async function read_file(path: string, offset = 0, limit = 2000): Promise<string> {
   const { workspace, signal } = toolContext();
-  const file = await confineToWorkspace(workspace, path);
+  const file = await confineOrRefuse(workspace, path);
+  if ("refusal" in file) return file.refusal;
   const kind = fileKind(file.stats);
   if (kind === "directory") return `${quotePath(path)} is a directory; use list_files to see what is in it.`;
   if (kind !== "file") {

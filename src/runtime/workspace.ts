@@ -87,6 +87,25 @@ export async function confineToWorkspace(workspace: string, requested: string): 
   return { root, realPath: current, relative: path.relative(root, current).split(path.sep).join("/"), stats };
 }
 
+/** What a tool returns instead of a result when the path is refused; the tool returns `refusal` as its result. */
+export interface Refusal {
+  refusal: string;
+}
+
+/**
+ * `confineToWorkspace`, with a path outside the workspace (a symbolic link loop included) answered as a
+ * refusal the tool returns as its result: the call worked, the model asked for something it may not
+ * have. Every other problem (ENOENT, ENOTDIR, EACCES) is thrown, an error inside the tool.
+ */
+export async function confineOrRefuse(workspace: string, requested: string): Promise<ConfinedPath | Refusal> {
+  try {
+    return await confineToWorkspace(workspace, requested);
+  } catch (error) {
+    if (error instanceof WorkspaceError && (error.code === "outside" || error.code === "loop")) return { refusal: error.message };
+    throw error;
+  }
+}
+
 export function outsideError(requested: string, root: string): WorkspaceError {
   return new WorkspaceError("outside",
     `The path ${quotePath(requested)} is outside the workspace ${root}. Only files inside it can be used: give a path relative to it (or an absolute path under it).`);

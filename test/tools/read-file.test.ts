@@ -127,7 +127,7 @@ describe("read_file", () => {
 
   it("refuses /dev/zero reached through a symlink in the workspace, without opening it", async () => {
     box.link("zero", "/dev/zero");
-    expect((await failure(read("zero"))).message).toBe(outsideMessage("zero", box.ws));
+    expect(await read("zero")).toBe(outsideMessage("zero", box.ws));
     expect(io.opened).toEqual([]);
   });
 

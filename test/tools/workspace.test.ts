@@ -30,7 +30,15 @@ beforeAll(() => {
 
 afterAll(() => box.remove());
 
+/** A refusal is the tool's result: the call worked, the path was not allowed. */
 async function refusal(run: () => Promise<string>): Promise<string> {
+  const result = await box.call(run);
+  expect(result).not.toContain(SECRET);
+  return result;
+}
+
+/** Anything else the path runs into is an error thrown inside the tool. */
+async function failure(run: () => Promise<string>): Promise<string> {
   const error = await box.call(run).then(() => undefined, (caught: unknown) => caught);
   expect(error).toBeInstanceOf(WorkspaceError);
   const message = (error as WorkspaceError).message;
@@ -105,13 +113,13 @@ describe("the workspace boundary", () => {
   });
 
   it("names the missing path and ENOENT, in the workspace", async () => {
-    const message = await refusal(() => read_file("sub/nope.txt"));
+    const message = await failure(() => read_file("sub/nope.txt"));
     expect(message).toBe(`ENOENT: no such file or directory: "sub/nope.txt" (in the workspace ${box.ws}). Use list_files to see what is there.`);
-    expect(await refusal(() => list_files("nowhere"))).toContain("ENOENT");
+    expect(await failure(() => list_files("nowhere"))).toContain("ENOENT");
   });
 
   it("refuses a path through a file and a path holding a NUL character", async () => {
-    expect(await refusal(() => read_file("hello.txt/x"))).toBe(
+    expect(await failure(() => read_file("hello.txt/x"))).toBe(
       `ENOTDIR: "hello.txt/x" goes through a file as if it were a directory (in the workspace ${box.ws}).`,
     );
     expect(await refusal(() => read_file("hello\0.txt"))).toBe('The path "hello\\u0000.txt" contains a NUL character, which no file name can hold.');
