@@ -72,7 +72,8 @@ function expectation(error: ErrorObject, params: Record<string, JsonValue | unde
     case "maxProperties":
       return `at most ${String(params.limit)} properties`;
     case "multipleOf":
-      return `a multiple of ${String(params.multipleOf)}`;
+      // The generator writes integers as `multipleOf: 1`.
+      return params.multipleOf === 1 ? "an integer" : `a multiple of ${String(params.multipleOf)}`;
     case "uniqueItems":
       return `no duplicate items (items ${String(params.j)} and ${String(params.i)} are equal)`;
     default:

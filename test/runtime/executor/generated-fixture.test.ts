@@ -50,6 +50,14 @@ test("a union the generator wrote is reported as one line", async () => {
   expect((await call("setMode", '{"mode": 5}')).content.split("\n")[1]).toBe('- mode: expected { level: number } | "fast", got 5');
 });
 
+test("an integer written by the generator as multipleOf 1", async () => {
+  expect((await call("repeat", '{"count": "2.5"}')).content.split("\n")[1]).toBe("- count: expected an integer, got 2.5");
+});
+
+test("a format tag written by the generator is checked", async () => {
+  expect((await call("schedule", '{"at": "soon"}')).content.split("\n")[1]).toBe('- at: expected a string in date-time format, got string "soon"');
+});
+
 test("a positional parameter left out in the middle", async () => {
   expect(await call("describeCall", '{"label": "x", "flag": "true"}')).toEqual({
     status: "ok",
