@@ -6,6 +6,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ChatMessage } from "../../src/runtime/messages.js";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-server.js";
 import { cliEnv, projectRoot, runCliInProcess, tempDir, writeFixtureSchemas } from "../cli/support.js";
 
@@ -47,7 +48,8 @@ describe("an agent asking for ../../etc/passwd", () => {
     const run = await runCliInProcess(["--schemas", schemas, "--workspace", ws, "show me ../../etc/passwd"], cliEnv(server.baseURL), base);
     expect(run).toMatchObject({ code: 0, stdout: "I cannot read that file.\n" });
 
-    const toolResults = (server.requests.at(-1)?.body?.messages ?? [])
+    const history = (server.requests.at(-1)?.body?.messages ?? []) as ChatMessage[];
+    const toolResults = history
       .filter((message) => message.role === "tool")
       .map((message) => [message.tool_call_id, message.content]);
     const outside = (shown: string): string =>
