@@ -1,4 +1,4 @@
-import type { JsonSchema, ParametersSchema } from "../shared/schemas-file.js";
+import type { JsonSchema, JsonValue, ParametersSchema } from "../shared/schemas-file.js";
 import { applyKeyword, normalizeKeyword } from "./keywords.js";
 import { forEachSchema, orderSchemaKeys } from "./schema-walk.js";
 
@@ -29,6 +29,7 @@ export function finishParameters(root: ParametersSchema, definitions: Record<str
       node.$ref = `#/definitions/${renamed.get(name) ?? name}`;
     }
     splitTypeUnions(node);
+    orderAlternatives(node);
     const tupleProblem = fixedLengthTuples(node);
     if (tupleProblem !== undefined) problems.push(tupleProblem);
     for (const key of TAG_KEYWORDS) {
@@ -42,6 +43,26 @@ export function finishParameters(root: ParametersSchema, definitions: Record<str
   });
   dropUnusedDefinitions(withDefinitions);
   return { parameters: orderSchemaKeys(withDefinitions) as ParametersSchema, problems };
+}
+
+/**
+ * The checker lists union members in the order it happened to create their types, which differs
+ * between a cold run and a watch-mode update. Sorting enum values and `anyOf` branches makes the bytes
+ * depend on the source alone.
+ */
+function orderAlternatives(node: JsonSchema): void {
+  const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  if (Array.isArray(node.enum)) {
+    node.enum = [...node.enum].sort((a, b) => byText(typeof a, typeof b) || (typeof a === "number" && typeof b === "number" ? a - b : byText(JSON.stringify(a), JSON.stringify(b))));
+  }
+  if (Array.isArray(node.anyOf)) {
+    const keyed = node.anyOf.map((branch) => ({ branch, key: JSON.stringify(isSchemaObject(branch) ? orderSchemaKeys(branch) : branch) }));
+    node.anyOf = keyed.sort((a, b) => byText(a.key, b.key)).map(({ branch }) => branch);
+  }
+}
+
+function isSchemaObject(value: JsonValue): value is JsonSchema {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**
