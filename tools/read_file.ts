@@ -53,7 +53,9 @@ function describe(path: string, offset: number, read: LinesRead): string {
   switch (read.stop) {
     case "end":
       if (read.totalLines === 0) return withNote(`${shown} is empty.`);
-      if (read.lines === 0) return withNote(`${shown} has ${read.totalLines} lines; offset ${offset} is past its end.`);
+      if (read.lines === 0) {
+        return withNote(`${shown} has ${read.totalLines} line${read.totalLines === 1 ? "" : "s"}; there is nothing after offset ${offset}.`);
+      }
       return read.text;
     case "limit":
       return withNote(`lines ${offset + 1}-${next} shown; the file goes on. Call read_file with offset ${next} to read on.`);

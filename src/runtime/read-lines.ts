@@ -1,12 +1,17 @@
 /**
  * Reads a window of lines from an open file in fixed chunks and stops as soon as the window is full, so a
- * read never goes further into the file than the end of what it returns plus one chunk. Every byte read is
+ * read never goes further into the file than the window's start plus the byte cap plus two chunks
+ * (whatever the file's size). Every byte read is
  * checked: a NUL byte or invalid UTF-8 (judged across chunk boundaries, so a character split between two
  * chunks is fine) makes the file binary.
  */
-import type { FileHandle } from "node:fs/promises";
-
 export const CHUNK_BYTES = 64 * 1024;
+
+/** What `readLines` needs of an open file; a `FileHandle` has it. */
+export interface ReadableFile {
+  read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
+  stat(): Promise<{ size: number }>;
+}
 
 export interface LineWindow {
   /** Lines to skip from the start. */
@@ -16,6 +21,8 @@ export interface LineWindow {
   /** Most bytes of text to return; a single line longer than this is cut. */
   maxBytes: number;
   signal: AbortSignal;
+  /** Bytes per read (default `CHUNK_BYTES`); small values let tests put chunk boundaries everywhere. */
+  chunkBytes?: number;
 }
 
 export type LinesRead =
@@ -37,9 +44,10 @@ export type LinesRead =
 const NEWLINE = 0x0a;
 
 /** Reads the lines `window` asks for from the start of `handle`. Throws the signal's reason when aborted. */
-export async function readLines(handle: FileHandle, window: LineWindow): Promise<LinesRead> {
+export async function readLines(handle: ReadableFile, window: LineWindow): Promise<LinesRead> {
   const decoder = new TextDecoder("utf-8", { fatal: true });
-  const buffer = Buffer.alloc(CHUNK_BYTES);
+  const chunkBytes = window.chunkBytes ?? CHUNK_BYTES;
+  const buffer = Buffer.alloc(chunkBytes);
   const size = (await handle.stat()).size;
   const kept: string[] = [];
   let keptBytes = 0;
@@ -47,6 +55,8 @@ export async function readLines(handle: FileHandle, window: LineWindow): Promise
   let line = 0;
   let partial: string[] = [];
   let partialBytes = 0;
+  // Whether the line being read has begun (skipped lines keep no pieces, yet a last one still counts).
+  let lineBegun = false;
   let position = 0;
   const decode = (bytes: Uint8Array, stream: boolean): string | undefined => {
     try {
@@ -60,15 +70,15 @@ export async function readLines(handle: FileHandle, window: LineWindow): Promise
 
   for (;;) {
     window.signal.throwIfAborted();
-    const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, position);
+    const { bytesRead } = await handle.read(buffer, 0, chunkBytes, position);
     position += bytesRead;
     if (bytesRead === 0) {
       if (decode(new Uint8Array(0), false) === undefined) return { kind: "binary", reason: "utf8", line: line + 1 };
-      const unfinished = partialBytes > 0;
-      if (unfinished && line >= window.offset) kept.push(...partial);
-      const total = line + (unfinished ? 1 : 0);
-      if (unfinished) line += 1;
-      return text("end", total);
+      if (lineBegun) {
+        kept.push(...partial);
+        line += 1;
+      }
+      return text("end", line);
     }
     const chunk = buffer.subarray(0, bytesRead);
     let start = 0;
@@ -94,7 +104,11 @@ export async function readLines(handle: FileHandle, window: LineWindow): Promise
         partialBytes += piece.length;
       }
       start = end;
-      if (newline === -1) continue;
+      if (newline === -1) {
+        lineBegun = true;
+        continue;
+      }
+      lineBegun = false;
       kept.push(...partial);
       keptBytes += partialBytes;
       partial = [];

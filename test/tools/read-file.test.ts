@@ -43,7 +43,8 @@ describe("read_file", () => {
     expect(await read("lines.txt", 3, 3)).toBe(`${numbered(4, 6)}[read_file: lines 4-6 shown; the file goes on. Call read_file with offset 6 to read on.]`);
     expect(await read("lines.txt", 7, 3)).toBe(numbered(8, 10));
     expect(await read("lines.txt", 8)).toBe(numbered(9, 10));
-    expect(await read("lines.txt", 12)).toBe('[read_file: "lines.txt" has 10 lines; offset 12 is past its end.]');
+    expect(await read("lines.txt", 10)).toBe('[read_file: "lines.txt" has 10 lines; there is nothing after offset 10.]');
+    expect(await read("lines.txt", 12)).toBe('[read_file: "lines.txt" has 10 lines; there is nothing after offset 12.]');
   });
 
   it("says so for an empty file", async () => {
