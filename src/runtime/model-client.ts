@@ -94,7 +94,7 @@ export function createTurnRequester(options: TurnRequesterOptions): TurnRequeste
     for (let resend = 0; ; resend += 1) {
       const watch = newRequestWatch(request.signal);
       try {
-        return await watchRequest(watch, () => requestOnce(client, request, watch, baseURL));
+        return await untilAborted(watchRequest(watch, () => requestOnce(client, request, watch, baseURL)), request.signal);
       } catch (error) {
         const failure = toModelRequestError(error, {
           baseURL,
@@ -171,6 +171,22 @@ async function plainTurn(client: OpenAI, body: BaseBody, request: TurnRequest, b
   const raw = rawTurnFromCompletion(choices[0], completion.usage);
   if (raw === undefined) throw malformed(`malformed response from ${baseURL}: its first choice holds no message`);
   return raw;
+}
+
+/**
+ * Settles with `work`, or rejects as soon as `signal` aborts: the SDK sleeps between retries without
+ * watching the signal, and Ctrl-C must not wait for a backoff. What `work` does afterwards is ignored.
+ */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    work.catch(() => undefined);
+    return Promise.reject(new Error("aborted"));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new Error("aborted"));
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }
 
 function malformed(message: string): ModelRequestError {

@@ -4,6 +4,7 @@
  * Messages never hold the API key (it is scrubbed even when the API echoes it back) nor a stack trace.
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import { MAX_RETRY_DELAY_MS, requestedDelayMs } from "./watched-fetch.js";
 
 export type ModelErrorKind = "http" | "connection" | "timeout" | "malformed" | "no_choices" | "aborted";
 
@@ -138,10 +139,12 @@ function httpFailure(error: APIError, url: string, tries: string): ModelRequestE
     };
   }
   const retryable = status === 408 || status === 409 || status === 429 || status >= 500;
+  const delayMs = error.headers ? requestedDelayMs(error.headers) : undefined;
+  const wait = delayMs !== undefined && delayMs > MAX_RETRY_DELAY_MS ? ` (the server asks to wait ${seconds(delayMs)} before retrying)` : "";
   return {
     kind: "http",
     status,
-    message: `HTTP ${status} from ${url}: ${apiMessage}${retryable ? tries : ""}`,
+    message: `HTTP ${status} from ${url}: ${apiMessage}${retryable ? tries : ""}${wait}`,
     retryable,
     ...hintFor(status),
   };
@@ -185,7 +188,7 @@ export function oneLine(text: string): string {
 }
 
 function seconds(ms: number): string {
-  return ms >= 1000 ? `${+(ms / 1000).toFixed(1)} s` : `${ms} ms`;
+  return ms >= 1000 ? `${+(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`;
 }
 
 /** The URL without credentials or query, safe to print. */

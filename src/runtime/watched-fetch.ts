@@ -77,6 +77,8 @@ export function createWatchedFetch(options: WatchedFetchOptions): typeof fetch {
     if (!response.ok) {
       if (willRetry() && sdkRetriesStatus(response)) {
         const delayMs = requestedDelayMs(response.headers);
+        // The SDK would wait as long as it is told, an hour included: past the cap, fail now instead.
+        if (delayMs !== undefined && delayMs > MAX_RETRY_DELAY_MS) return withHeader(response, "x-should-retry", "false");
         options.onSdkRetry({
           ...retry,
           kind: "http",
@@ -94,6 +96,15 @@ export function createWatchedFetch(options: WatchedFetchOptions): typeof fetch {
       idle.abort();
     });
   };
+}
+
+/** The longest `retry-after` honoured; a server asking for more gets an error right away (its message says the wait). */
+export const MAX_RETRY_DELAY_MS = 60_000;
+
+function withHeader(response: Response, name: string, value: string): Response {
+  const headers = new Headers(response.headers);
+  headers.set(name, value);
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }
 
 /** Passes the body through, calling `onIdle` when no bytes arrived for `idleMs` since headers or the last chunk. */
@@ -130,7 +141,8 @@ function sdkRetriesStatus(response: Response): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
 }
 
-function requestedDelayMs(headers: Headers): number | undefined {
+/** The wait a response asks for before a retry, in ms (`retry-after-ms`, then `retry-after` in seconds or as a date). */
+export function requestedDelayMs(headers: Headers): number | undefined {
   const ms = Number.parseFloat(headers.get("retry-after-ms") ?? "");
   if (!Number.isNaN(ms)) return ms;
   const value = headers.get("retry-after");

@@ -37,6 +37,14 @@ describe.each([
       expect(run.retries[0]).toMatchObject({ status: 503, delayMs: 0 });
     });
 
+    it("a retry-after beyond a minute is not waited for: an error at once that says the wait", async () => {
+      const run = await requestTurn(ctx.server, [httpError(429, "Quota exceeded", { headers: { "retry-after": "3600" } }), ANSWER], stream);
+      expect(run.requestCount).toBe(1);
+      expect(run.retries).toEqual([]);
+      expect(run.error).toMatchObject({ kind: "http", status: 429 });
+      expect(run.error?.message).toContain("Quota exceeded (the server asks to wait 3600 s before retrying)");
+    });
+
     it("a 502 with an HTML body: the status and the start of the body", async () => {
       const html = { fault: "status", status: 502, body: "<html><h1>502 Bad Gateway</h1></html>", headers: RETRY_NOW } as const;
       const run = await requestTurn(ctx.server, [html, html, html], stream);
@@ -139,6 +147,18 @@ describe.each([
       expect(run.error).toMatchObject({ kind: "aborted", retryable: false });
       expect(run.error?.message).toMatch(/interrupted/);
       expect(run.retries).toEqual([]);
+    });
+
+    it("does not wait out the SDK's backoff before giving up", { timeout: 10_000 }, async () => {
+      const controller = new AbortController();
+      const pending = requestTurn(ctx.server, [httpError(503, "busy", { headers: { "retry-after-ms": "30000" } }), ANSWER], stream, {
+        request: { signal: controller.signal },
+      });
+      await ctx.server.waitForRequests(ctx.server.requests.length + 1);
+      controller.abort();
+      const run = await pending;
+      expect(run.requestCount).toBe(1);
+      expect(run.error?.kind).toBe("aborted");
     });
 
     it("an already aborted signal sends nothing", async () => {
