@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import fc from "fast-check";
 import { execFileSync } from "node:child_process";
 import { mkdirSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -96,6 +97,18 @@ describe("list_files", () => {
     expect(showPath("dir/ x")).toBe("dir/ x");
   });
 
+  it("shows any name on one line, and a quoted one decodes back to the name", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "binary", minLength: 1, maxLength: 20 }), (name) => {
+        const shown = showPath(name);
+        expect(shown).not.toMatch(/[\n\r\u0085\u2028\u2029]/u);
+        if (shown !== name) expect(JSON.parse(shown)).toBe(name);
+        else expect(shown.startsWith('"')).toBe(false);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it("says so for an empty directory", async () => {
     mkdirSync(path.join(box.ws, "void"));
     expect(await list("void")).toBe('[list_files: "void" is empty.]');
@@ -132,6 +145,12 @@ describe("list_files", () => {
     expect((await list()).split("\n")).toContain("tour/");
     box.write("plain.txt", "x");
     expect(await list("plain.txt")).toBe('"plain.txt" is a file, not a directory; use read_file to read it.');
+  });
+
+  it("stops when the call is aborted", async () => {
+    const controller = new AbortController();
+    controller.abort(new Error("tool call timed out"));
+    await expect(box.call(() => list_files("tour", 3), controller.signal)).rejects.toThrow("tool call timed out");
   });
 
   it("refuses a directory swapped for a link out between check and open", async () => {
