@@ -62,8 +62,9 @@ export async function confineToWorkspace(workspace: string, requested: string): 
   if (start === undefined) throw outside();
   // A stack of the names still to walk, the next one last.
   const pending = start.reverse();
+  const rootStats = await lstatInside(root, requested, root);
   let current = root;
-  let stats = await lstatInside(root, requested, root);
+  let stats = rootStats;
   let hops = 0;
   for (let part = pending.pop(); part !== undefined; part = pending.pop()) {
     const next = path.join(current, part);
@@ -83,6 +84,7 @@ export async function confineToWorkspace(workspace: string, requested: string): 
     if (target === undefined) throw outside();
     pending.push(...target.reverse());
     current = root;
+    stats = rootStats;
   }
   return { root, realPath: current, relative: path.relative(root, current).split(path.sep).join("/"), stats };
 }

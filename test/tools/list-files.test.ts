@@ -47,7 +47,7 @@ describe("list_files", () => {
       "tour/secret-link -> (outside the workspace)",
       "tour/src/",
       "tour/to-b -> tour/b.txt",
-      "tour/to-root -> .",
+      "tour/to-root -> ./",
       "tour/to-src -> tour/src/",
     ].join("\n"));
   });
@@ -65,7 +65,7 @@ describe("list_files", () => {
       "tour/src/",
       "tour/src/index.ts",
       "tour/to-b -> tour/b.txt",
-      "tour/to-root -> .",
+      "tour/to-root -> ./",
       "tour/to-src -> tour/src/",
     ].join("\n"));
   });

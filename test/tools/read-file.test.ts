@@ -47,6 +47,11 @@ describe("read_file", () => {
     expect(await read("lines.txt", 12)).toBe('[read_file: "lines.txt" has 10 lines; there is nothing after offset 12.]');
   });
 
+  it("drops a leading UTF-8 byte order mark", async () => {
+    box.write("bom.txt", Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("title\n")]));
+    expect(await read("bom.txt")).toBe("title\n");
+  });
+
   it("says so for an empty file", async () => {
     box.write("empty.txt", "");
     expect(await read("empty.txt")).toBe('[read_file: "empty.txt" is empty.]');

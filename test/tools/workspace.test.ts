@@ -26,6 +26,8 @@ beforeAll(() => {
   box.link("sub-alias", "sub");
   box.link("abs-alias.txt", path.join(box.ws, "hello.txt"));
   box.link("sub/up.txt", "../hello.txt");
+  box.link("sub/root", "..");
+  box.link("root-abs", box.ws);
 });
 
 afterAll(() => box.remove());
@@ -73,7 +75,9 @@ describe("the workspace boundary", () => {
 
   it("accepts absolute paths inside the workspace", async () => {
     expect(await box.call(() => read_file(path.join(box.ws, "hello.txt")))).toBe("hello\n");
-    expect(await box.call(() => list_files(path.join(box.ws, "sub")))).toBe("sub/deeper/\nsub/hop -> (outside the workspace)\nsub/nested.txt\nsub/up.txt -> hello.txt");
+    expect(await box.call(() => list_files(path.join(box.ws, "sub")))).toBe(
+      "sub/deeper/\nsub/hop -> (outside the workspace)\nsub/nested.txt\nsub/root -> ./\nsub/up.txt -> hello.txt",
+    );
   });
 
   it.each(["leak-relative.txt", "leak-absolute.txt", "leak-evil.txt", "ghost"])(
@@ -110,6 +114,9 @@ describe("the workspace boundary", () => {
     expect(await box.call(() => read_file("sub/up.txt"))).toBe("hello\n");
     expect(await box.call(() => read_file("sub-alias/nested.txt"))).toBe("nested\n");
     expect(await box.call(() => list_files("sub-alias"))).toContain("sub/nested.txt");
+    expect(await box.call(() => read_file("sub/root/hello.txt"))).toBe("hello\n");
+    expect(await box.call(() => read_file("sub/root"))).toBe('"sub/root" is a directory; use list_files to see what is in it.');
+    expect(await box.call(() => read_file("root-abs"))).toBe('"root-abs" is a directory; use list_files to see what is in it.');
   });
 
   it("names the missing path and ENOENT, in the workspace", async () => {
@@ -127,7 +134,7 @@ describe("the workspace boundary", () => {
 
   it("only ever resolves to a real path inside the workspace, whatever path the model sends", async () => {
     const segment = fc.constantFrom("..", ".", "", "sub", "out", "loop-a", "ghost", "alias.txt", "sub-alias", "hop", "deeper",
-      "hello.txt", "outside", "ws", "ws-evil", "secret.txt", "leak-relative.txt", box.ws, box.base, "/");
+      "hello.txt", "outside", "ws", "ws-evil", "secret.txt", "leak-relative.txt", "root", "root-abs", box.ws, box.base, "/");
     await fc.assert(
       fc.asyncProperty(fc.array(segment, { maxLength: 8 }), fc.boolean(), async (segments, absolute) => {
         const requested = (absolute ? "/" : "") + segments.join("/");
