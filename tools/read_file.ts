@@ -34,14 +34,14 @@ export async function read_file(path: string, offset = 0, limit = 2000): Promise
   }
   const handle = await openConfined(file, path);
   try {
-    return describe(path, offset, await readLines(handle, { offset, limit, maxBytes: MAX_RESULT_BYTES, signal }));
+    return resultText(path, offset, await readLines(handle, { offset, limit, maxBytes: MAX_RESULT_BYTES, signal }));
   } finally {
     await handle.close();
   }
 }
 
 /** The text the model reads: the lines, then a note when the result stops before the end of the file. */
-function describe(path: string, offset: number, read: LinesRead): string {
+function resultText(path: string, offset: number, read: LinesRead): string {
   const shown = quotePath(path);
   if (read.kind === "binary") {
     const why = read.reason === "nul" ? "it contains a NUL byte" : "it is not valid UTF-8";

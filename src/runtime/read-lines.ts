@@ -1,10 +1,11 @@
 /**
  * Reads a window of lines from an open file in fixed chunks and stops as soon as the window is full, so a
- * read never goes further into the file than the window's start plus the byte cap plus two chunks
- * (whatever the file's size). Every byte read is
- * checked: a NUL byte or invalid UTF-8 (judged across chunk boundaries, so a character split between two
- * chunks is fine) makes the file binary.
+ * read never goes further into the file than the window's start plus the byte cap plus two chunks,
+ * whatever the file's size. Every byte read is checked: a NUL byte or invalid UTF-8 (judged across chunk
+ * boundaries, so a character split between two chunks is fine) makes the file binary.
  */
+
+/** Bytes per read. */
 export const CHUNK_BYTES = 64 * 1024;
 
 /** What `readLines` needs of an open file; a `FileHandle` has it. */

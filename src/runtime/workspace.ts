@@ -140,8 +140,6 @@ export function accessError(error: unknown, requested: string, root: string): Wo
     case "ENOTDIR":
       return new WorkspaceError("not_a_directory",
         `ENOTDIR: ${shown} goes through a file as if it were a directory (in the workspace ${root}).`);
-    case "ELOOP":
-      return new WorkspaceError("loop", `The path ${shown} is outside the workspace ${root}: it runs through a loop of symbolic links.`);
     default:
       return new WorkspaceError("inaccessible", `${code ?? "Error"}: cannot access ${shown} (in the workspace ${root}).`);
   }
