@@ -46,6 +46,7 @@ interface ToolEntry {
   binding: ToolBinding;
   /** Compiled on first use: compiling hundreds of schemas at start-up would cost a second. */
   validator?: { ok: true; validate: ValidateFunction } | { ok: false; error: unknown };
+  fn?: ToolFunction;
 }
 
 /**
@@ -77,7 +78,9 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolExecutor {
     return entry.validator;
   }
 
-  async function loadFunction(binding: ToolBinding): Promise<ToolFunction | string> {
+  async function loadFunction(entry: ToolEntry): Promise<ToolFunction | string> {
+    if (entry.fn !== undefined) return entry.fn;
+    const { binding } = entry;
     const url = pathToFileURL(path.resolve(schemasDir, binding.file)).href;
     let loading = modules.get(url);
     if (loading === undefined) {
@@ -93,7 +96,9 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolExecutor {
       return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     }
     const fn = typeof module === "object" && module !== null ? (module as Record<string, unknown>)[binding.exportName] : undefined;
-    return typeof fn === "function" ? (fn as ToolFunction) : `it has no exported function ${binding.exportName}`;
+    if (typeof fn !== "function") return `it has no exported function ${binding.exportName}`;
+    entry.fn = fn as ToolFunction;
+    return entry.fn;
   }
 
   async function run(call: ToolCall, context: ToolContext, name: string): Promise<ToolOutcome> {
@@ -115,7 +120,7 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolExecutor {
     if (!checked.ok) return { status: "invalid_arguments", content: invalidArgumentsMessage(name, checked.problems, schema) };
 
     if (context.signal.aborted) return { status: "aborted", content: abortedMessage(name) };
-    const fn = await loadFunction(entry.binding);
+    const fn = await loadFunction(entry);
     if (typeof fn === "string") return { status: "tool_error", content: loadFailedMessage(name, entry.binding.file, fn) };
     const result = await callWithTimeout(fn, bindArguments(entry.binding.call, parsed.args), context, timeoutMs);
     switch (result.kind) {
