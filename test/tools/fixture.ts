@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { accessSync, constants, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { runWithToolContext } from "../../src/runtime/tool-context.js";
@@ -22,8 +22,18 @@ export interface Sandbox {
   remove(): void;
 }
 
+/** tmpfs when there is one: creating thousands of files there costs a tenth of what it does on disk. */
+function scratchDir(): string {
+  try {
+    accessSync("/dev/shm", constants.W_OK);
+    return "/dev/shm";
+  } catch {
+    return tmpdir();
+  }
+}
+
 export function makeSandbox(): Sandbox {
-  const base = realpathSync(mkdtempSync(path.join(tmpdir(), "sigloop-tools-")));
+  const base = realpathSync(mkdtempSync(path.join(scratchDir(), "sigloop-tools-")));
   const ws = path.join(base, "ws");
   const outside = path.join(base, "outside");
   const evil = path.join(base, "ws-evil");
