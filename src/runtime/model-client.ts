@@ -17,7 +17,7 @@ import { isRecord, StreamAssembler, type RawTurn } from "./assemble-stream.js";
 import { displayURL, ModelRequestError, oneLine, toModelRequestError, type ModelErrorKind } from "./model-errors.js";
 import { normalizeTurn, rawTurnFromCompletion } from "./normalize-turn.js";
 import type { ModelTurn, TurnRequest, TurnRequester } from "./types.js";
-import { createWatchedFetch, newRequestWatch, watchRequest, type RequestWatch } from "./watched-fetch.js";
+import { createWatchedFetch, endedWithDone, newRequestWatch, watchRequest, type RequestWatch } from "./watched-fetch.js";
 
 /** One retry about to happen, for progress output. */
 export interface RetryInfo {
@@ -153,7 +153,12 @@ async function streamedTurn(client: OpenAI, body: BaseBody, request: TurnRequest
     }
     throw noChoices(baseURL);
   }
-  return assembler.result();
+  const raw = assembler.result();
+  // Without a finish reason, only `[DONE]` tells a finished text answer from one cut short by a proxy.
+  if (raw.finishReason === null && raw.toolCalls.length === 0 && !endedWithDone(watch)) {
+    throw malformed(`malformed response from ${baseURL}: the stream ended without a finish reason or [DONE] (cut short?); the partial response was dropped`);
+  }
+  return raw;
 }
 
 async function plainTurn(client: OpenAI, body: BaseBody, request: TurnRequest, baseURL: string): Promise<RawTurn> {

@@ -16,6 +16,8 @@ export interface RequestWatch {
   idleTimedOut: boolean;
   /** The last successful response's media type. */
   contentType: string;
+  /** The last bytes of the body received, to tell a stream that ended with `data: [DONE]` from one cut short. */
+  tail: Uint8Array;
   /** The caller's signal: no retry is reported after it aborted. */
   userSignal: AbortSignal;
   /** Clears the idle timer of the response in flight. */
@@ -50,7 +52,7 @@ export function watchRequest<T>(watch: RequestWatch, fn: () => Promise<T>): Prom
 }
 
 export function newRequestWatch(userSignal: AbortSignal): RequestWatch {
-  return { attempts: 0, responded: false, idleTimedOut: false, contentType: "", userSignal, stopIdleTimer: () => undefined };
+  return { attempts: 0, responded: false, idleTimedOut: false, contentType: "", tail: new Uint8Array(), userSignal, stopIdleTimer: () => undefined };
 }
 
 export function createWatchedFetch(options: WatchedFetchOptions): typeof fetch {
@@ -124,12 +126,28 @@ function withIdleTimeout(response: Response, idleMs: number, watch: RequestWatch
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
         arm();
+        watch.tail = lastBytes(watch.tail, chunk);
         controller.enqueue(chunk);
       },
       flush: stop,
     }),
   );
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+const TAIL_BYTES = 32;
+
+function lastBytes(previous: Uint8Array, chunk: Uint8Array): Uint8Array {
+  if (chunk.length >= TAIL_BYTES) return chunk.slice(chunk.length - TAIL_BYTES);
+  const joined = new Uint8Array(previous.length + chunk.length);
+  joined.set(previous);
+  joined.set(chunk, previous.length);
+  return joined.slice(Math.max(0, joined.length - TAIL_BYTES));
+}
+
+/** Whether the body received so far ends with the SSE end marker `data: [DONE]`. */
+export function endedWithDone(watch: RequestWatch): boolean {
+  return /data:\s*\[DONE\]\s*$/.test(new TextDecoder().decode(watch.tail));
 }
 
 /** The SDK's own rule for retrying a status (see `shouldRetry` in the openai client). */

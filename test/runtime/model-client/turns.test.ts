@@ -123,6 +123,28 @@ describe.each([
   });
 });
 
+describe("streams that end without a finish reason", () => {
+  it("a text answer ending with [DONE] is complete", async () => {
+    const run = await requestTurn(ctx.server, [{ content: "complete", finishReason: null }], true);
+    expect(run.turn).toMatchObject({ finishReason: "stop", message: { content: "complete" } });
+  });
+
+  it("a text answer with neither finish reason nor [DONE] was cut short: dropped and resent", async () => {
+    const cutShort = { content: "half an ans", finishReason: null, stream: { done: false } };
+    const recovered = await requestTurn(ctx.server, [cutShort, { content: "whole answer" }], true);
+    expect(recovered.turn?.message.content).toBe("whole answer");
+    expect(recovered.retries).toMatchObject([{ by: "broken_response", kind: "malformed" }]);
+    const failed = await requestTurn(ctx.server, () => cutShort, true);
+    expect(failed.error?.kind).toBe("malformed");
+    expect(failed.error?.message).toMatch(/the stream ended without a finish reason or \[DONE\]/);
+  });
+
+  it("tool calls with neither are still a tool-call turn", async () => {
+    const run = await requestTurn(ctx.server, [{ toolCalls: [{ id: "c1", name: "add", arguments: "{}" }], finishReason: null, stream: { done: false } }], true);
+    expect(run.turn?.finishReason).toBe("tool_calls");
+  });
+});
+
 describe("streamed tool-call quirks", () => {
   it("assembles deltas without index: a new id opens a call, no id continues the last", async () => {
     const run = await requestTurn(
