@@ -41,6 +41,7 @@ describe("an agent asking for ../../etc/passwd", () => {
           { id: "c2", name: "read_file", arguments: '{"path":"/etc/passwd"}' },
           { id: "c3", name: "list_files", arguments: '{"dir":"../../etc"}' },
           { id: "c4", name: "read_file", arguments: '{"path":"readme.txt"}' },
+          { id: "c5", name: "read_file", arguments: '{"path":"missing.txt"}' },
         ],
       },
       { content: "I cannot read that file." },
@@ -59,6 +60,7 @@ describe("an agent asking for ../../etc/passwd", () => {
       ["c2", outside("/etc/passwd")],
       ["c3", outside("../../etc")],
       ["c4", "inside\n"],
+      ["c5", expect.stringContaining(`The tool read_file itself failed: WorkspaceError: ENOENT: no such file or directory: "missing.txt" (in the workspace ${ws}).`)],
     ]);
 
     const realPasswdFirstLine = readFileSync("/etc/passwd", "utf8").split("\n")[0] ?? "";

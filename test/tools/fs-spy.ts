@@ -12,10 +12,13 @@ export const io = {
   bytesRead: 0,
   /** Runs once, right before the next `open`: after the tool's check, so a test can swap a name there. */
   beforeOpen: undefined as (() => void) | undefined,
+  /** Runs once, right after the next `read` on a handle: where a test swaps a name in the middle of a read. */
+  afterRead: undefined as (() => void) | undefined,
   reset(): void {
     io.opened = [];
     io.bytesRead = 0;
     io.beforeOpen = undefined;
+    io.afterRead = undefined;
   },
 };
 
@@ -31,6 +34,9 @@ export function spiedFsPromises(actual: typeof FsPromises): typeof FsPromises & 
       read: async (...args: unknown[]) => {
         const result = await read(...args);
         io.bytesRead += result.bytesRead;
+        const swap = io.afterRead;
+        io.afterRead = undefined;
+        swap?.();
         return result;
       },
     });

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { execFileSync } from "node:child_process";
 import { mkdirSync, renameSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import path from "node:path";
 import { read_file } from "../../tools/read_file.js";
 import { runWithToolContext } from "../../src/runtime/tool-context.js";
@@ -186,6 +187,30 @@ describe("read_file", () => {
       execFileSync("mkfifo", [path.join(box.ws, "soon-a-pipe.txt")]);
     };
     expect((await failure(read("soon-a-pipe.txt"))).code).toBe("changed");
+  });
+
+  it("keeps reading the file it opened when its name is swapped for a link out mid-read", async () => {
+    const original = numbered(1, 20_000);
+    box.write("growing.log", original);
+    expect(Buffer.byteLength(original)).toBeGreaterThan(2 * CHUNK_BYTES);
+    io.afterRead = () => {
+      renameSync(path.join(box.ws, "growing.log"), path.join(box.ws, "growing.old"));
+      symlinkSync(path.join(box.outside, "secret.txt"), path.join(box.ws, "growing.log"));
+    };
+    expect(await read("growing.log", 0, 2000)).toBe(`${numbered(1, 2000)}[read_file: lines 1-2000 shown; the file goes on. Call read_file with offset 2000 to read on.]`);
+    // The next call sees the link, and refuses it.
+    expect(await read("growing.log")).toBe(outsideMessage("growing.log", box.ws));
+  });
+
+  it("refuses a socket without opening it", async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(path.join(box.ws, "app.sock"), resolve));
+    try {
+      expect(await read("app.sock")).toBe('"app.sock" is a socket, not a regular file; read_file does not open devices, FIFOs or sockets.');
+      expect(io.opened).toEqual([]);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it("stops at once when the call is aborted", async () => {
