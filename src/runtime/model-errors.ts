@@ -203,7 +203,8 @@ export function displayURL(baseURL: string): string {
 
 /** Replaces every occurrence of the key (and of its long fragments, as masked echoes show) with `***`. */
 export function scrubSecret(text: string, secret: string): string {
-  if (secret.length < 4) return text;
+  // Placeholder keys for local servers ("none", "x") are no secret, and scrubbing them would mangle messages.
+  if (secret.length < 8) return text;
   let out = text.split(secret).join("***");
   if (secret.length >= 16) {
     const fragment = secret.slice(-8);
