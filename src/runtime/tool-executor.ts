@@ -64,13 +64,16 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolExecutor {
   });
   const toolNames = schemas.tools.map((tool) => tool.function.name);
   const modules = new Map<string, Promise<unknown>>();
-  let ajv: Ajv | undefined;
+  let ajv: Promise<Ajv> | undefined;
 
-  function validatorFor(entry: ToolEntry): NonNullable<ToolEntry["validator"]> {
+  async function validatorFor(entry: ToolEntry): Promise<NonNullable<ToolEntry["validator"]>> {
     if (entry.validator === undefined) {
+      ajv ??= createAjv();
+      const instance = await ajv;
+      // Another call may have compiled it while this one waited for Ajv.
+      if (entry.validator !== undefined) return entry.validator;
       try {
-        ajv ??= createAjv();
-        entry.validator = { ok: true, validate: compileArguments(ajv, entry.definition.function.parameters) };
+        entry.validator = { ok: true, validate: compileArguments(instance, entry.definition.function.parameters) };
       } catch (error) {
         entry.validator = { ok: false, error };
       }
@@ -114,7 +117,7 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolExecutor {
           : notAnObjectMessage(name, parsed.value, schema);
       return { status: "invalid_arguments", content };
     }
-    const validator = validatorFor(entry);
+    const validator = await validatorFor(entry);
     if (!validator.ok) return { status: "tool_error", content: schemaFailedMessage(name, validator.error) };
     const checked = validateArguments(validator.validate, parsed.args);
     if (!checked.ok) return { status: "invalid_arguments", content: invalidArgumentsMessage(name, checked.problems, schema) };

@@ -1,5 +1,4 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
-import addFormats from "ajv-formats";
+import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import type { JsonSchema, ParametersSchema } from "../shared/schemas-file.js";
 import { formatPath, isRecord, previewValue, resolvePointer, shorten, type PathSegment } from "./describe-json.js";
 import { describeProblems } from "./describe-problems.js";
@@ -18,9 +17,11 @@ export type ValidationResult =
 /**
  * One Ajv instance per executor. `allErrors` so the model hears about every problem at once; `verbose`
  * so each error carries the value that came; `strict: false` because generated schemas may carry
- * annotation keywords Ajv does not know.
+ * annotation keywords Ajv does not know. Ajv is imported here, on the first tool call, not at start-up:
+ * loading it costs about as much as loading the `openai` SDK, and the first request needs neither.
  */
-export function createAjv(): Ajv {
+export async function createAjv(): Promise<Ajv> {
+  const [{ Ajv }, { default: addFormats }] = await Promise.all([import("ajv"), import("ajv-formats")]);
   return addFormats(new Ajv({ allErrors: true, verbose: true, strict: false }));
 }
 

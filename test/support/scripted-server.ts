@@ -140,6 +140,11 @@ export interface ScriptedServerOptions {
   models?: readonly string[];
   /** Answer a changed tools list within one conversation with a 400 instead of only flagging it. */
   rejectToolsChange?: boolean;
+  /**
+   * Accept message fields a strict gateway refuses (only flag them), for the benchmark's `runTools`
+   * baseline, which echoes SDK-only fields (`parsed`, `parsed_arguments`) back in history.
+   */
+  acceptUnknownMessageFields?: boolean;
 }
 
 export interface ScriptedServer {
@@ -299,7 +304,7 @@ function recordRequest(
   }
   const flags: string[] = [];
   if (body !== undefined) {
-    violations.push(...findViolations(body));
+    (options.acceptUnknownMessageFields ? flags : violations).push(...findViolations(body));
     const toolsChange = toolsChangedWithinConversation(body, requests);
     if (toolsChange !== undefined) (options.rejectToolsChange ? violations : flags).push(toolsChange);
   }
