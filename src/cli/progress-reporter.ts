@@ -72,6 +72,9 @@ export function createProgressReporter(output: ProgressOutput, colors: boolean):
       case "interrupted_calls_answered":
         line(yellow(`resume: ${event.toolCallIds.length} tool call(s) of the interrupted run had no result; answered as "interrupted" (${event.toolCallIds.join(", ")})`));
         return;
+      case "transcript_failed":
+        line(red(`warning: the transcript could not be written (${event.error}); it stops at the last complete message and --resume continues from there, without this run's later messages.`));
+        return;
       case "run_end":
         line(dim(`${runSummary(event.result)} · tokens: ${usageText(event.result.usage)}`));
         return;

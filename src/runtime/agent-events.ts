@@ -52,4 +52,6 @@ export type AgentEvent =
   | { type: "tool_call_end"; turn: number; call: ToolCall; result: ToolCallResult }
   /** Tool calls of a resumed history that never got a result; each now has an "interrupted" one. */
   | { type: "interrupted_calls_answered"; toolCallIds: string[] }
+  /** The transcript sink threw; it gets no further messages, so the file ends as if the process had stopped there. */
+  | { type: "transcript_failed"; error: string }
   | { type: "run_end"; result: RunResult };

@@ -10,7 +10,11 @@ import type { ModelTurn, TokenUsage, ToolExecutor, TurnRequester } from "./types
 
 /** Where each message goes as soon as it exists (the CLI's `--transcript`). */
 export interface MessageSink {
-  /** Called once per message, in history order, before the loop's next step. Should persist synchronously. */
+  /**
+   * Called once per message, in history order, before the loop's next step. Should persist synchronously.
+   * If it throws, the sink gets no further messages (so it never holds a history with a gap) and a
+   * `transcript_failed` event reports it; the run goes on.
+   */
   append(message: ChatMessage): void;
 }
 
@@ -98,9 +102,18 @@ export function createAgent(options: AgentOptions): Agent {
     }
   };
 
+  let transcript = options.transcript;
   const append = (message: ChatMessage): void => {
     history.push(message);
-    options.transcript?.append(message);
+    if (!transcript) return;
+    try {
+      transcript.append(message);
+    } catch (error) {
+      // Writing on after a lost line would leave a gap that a resume would send; stopping here leaves a
+      // file that ends like a crash's, which a resume handles.
+      transcript = undefined;
+      emit({ type: "transcript_failed", error: errorText(error) });
+    }
   };
 
   const appendUnprompted = (message: ChatMessage): void => {

@@ -7,6 +7,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readTranscript } from "../../src/runtime/transcript.js";
 import { startScriptedServer, type RecordedRequest, type ScriptedServer, type ScriptStep } from "../support/scripted-server.js";
+import { historyProblems } from "../runtime/loop/fakes.js";
 import { cliEnv, readTranscriptLines, runCliInProcess, SENTINEL_KEY, spawnCli, tempDir, writeFixtureSchemas } from "./support.js";
 
 let server: ScriptedServer;
@@ -123,6 +124,7 @@ describe("SIGKILL at random points, then --resume", () => {
       if (!after.ok) throw new Error(after.error);
       expect(after.messages.slice(0, reading.messages.length)).toEqual(reading.messages);
       expect(after.messages.at(-1)).toEqual({ role: "assistant", content: "finished" });
+      expect(historyProblems(after.messages)).toEqual([]);
     }
     // The kills landed at more than one point of the conversation.
     expect(seen.size).toBeGreaterThan(1);

@@ -238,3 +238,23 @@ describe("property: no sequence of model turns breaks the loop", () => {
     );
   });
 });
+
+describe("a transcript sink that fails", () => {
+  it("gets no further messages after its first failure, is reported, and the run still answers", async () => {
+    const written: ChatMessage[] = [];
+    let calls = 0;
+    const { agent, events } = agentWith([toolTurn(call("a")), answerTurn("ok")], {
+      transcript: {
+        append: (message) => {
+          calls += 1;
+          if (calls === 3) throw new Error("ENOSPC: no space left on device");
+          written.push(message);
+        },
+      },
+    });
+    expect((await agent.run("go")).kind).toBe("answer");
+    expect(written.map((m) => m.role)).toEqual(["system", "user"]);
+    expect(calls).toBe(3);
+    expect(events).toContainEqual({ type: "transcript_failed", error: "Error: ENOSPC: no space left on device" });
+  });
+});
