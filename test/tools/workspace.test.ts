@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
+import { realpathSync, symlinkSync } from "node:fs";
 import path from "node:path";
+import { runWithToolContext } from "../../src/runtime/tool-context.js";
 import { read_file } from "../../tools/read_file.js";
 import { list_files } from "../../tools/list_files.js";
 import { confineToWorkspace, WorkspaceError } from "../../src/runtime/workspace.js";
@@ -119,6 +121,18 @@ describe("the workspace boundary", () => {
     expect(await box.call(() => read_file("root-abs"))).toBe('"root-abs" is a directory; use list_files to see what is in it.');
   });
 
+  it("accepts paths under the workspace as it was given, when that is a link to it", async () => {
+    const alias = path.join(box.base, "ws-alias");
+    symlinkSync(box.ws, alias);
+    box.link("via-alias.txt", path.join(alias, "hello.txt"));
+    const viaAlias = (file: string): Promise<string> =>
+      runWithToolContext({ workspace: alias, signal: new AbortController().signal }, () => read_file(file));
+    expect(await viaAlias(path.join(alias, "hello.txt"))).toBe("hello\n");
+    expect(await viaAlias(path.join(box.ws, "hello.txt"))).toBe("hello\n");
+    expect(await viaAlias("via-alias.txt")).toBe("hello\n");
+    expect(await viaAlias("../outside/secret.txt")).toBe(outsideMessage("../outside/secret.txt", box.ws));
+  });
+
   it("names the missing path and ENOENT, in the workspace", async () => {
     const message = await failure(() => read_file("sub/nope.txt"));
     expect(message).toBe(`ENOENT: no such file or directory: "sub/nope.txt" (in the workspace ${box.ws}). Use list_files to see what is there.`);
@@ -142,6 +156,7 @@ describe("the workspace boundary", () => {
           const confined = await confineToWorkspace(box.ws, requested);
           expect(confined.realPath === box.ws || confined.realPath.startsWith(box.ws + path.sep)).toBe(true);
           expect(confined.stats.isSymbolicLink()).toBe(false);
+          expect(realpathSync(confined.realPath)).toBe(confined.realPath);
         } catch (error) {
           expect(error).toBeInstanceOf(WorkspaceError);
           expect((error as Error).message).not.toContain(SECRET);
