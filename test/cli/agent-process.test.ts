@@ -38,10 +38,14 @@ async function waitForRequest(count: number): Promise<void> {
 describe("the real process", () => {
   it("answers with stdin closed and no terminal: exit 0, stdout is the answer alone", async () => {
     server.setScript([{ toolCalls: [{ id: "c1", name: "echo", arguments: '{"text":"x"}' }] }, { content: "forty-two" }]);
-    const run = await spawnAgent(["--no-stream", "what is the answer?", "--max-turns", "3"]).done;
+    // As under `npm run`, the process starts in the project root and INIT_CWD is where the user was.
+    const child = spawnCli(["--schemas", schemas, "--no-stream", "what is the answer?", "--max-turns", "3", "--transcript", "relative.jsonl"], cliEnv(server.baseURL, { INIT_CWD: dir }));
+    const run = await child.done;
+    outputs.push(run.stdout, run.stderr);
     expect(run.stdout).toBe("forty-two\n");
     expect(run.code).toBe(0);
     expect(run.stderr).toContain("→ echo");
+    expect(readTranscriptLines(path.join(dir, "relative.jsonl")).at(-1)).toEqual({ role: "assistant", content: "forty-two" });
   });
 
   it("Ctrl-C during a request: 'interrupted', exit 130, transcript intact without made-up messages", async () => {
