@@ -2,7 +2,9 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { EXIT } from "../src/cli/report-result.js";
 import { runAgentCli } from "../src/cli/run-agent-cli.js";
+import { scrubSecret } from "../src/runtime/model-errors.js";
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const envFile = path.join(projectRoot, ".env");
@@ -30,5 +32,9 @@ const exitCode = await runAgentCli({
     process.once("SIGINT", onSignal);
     return () => process.off("SIGINT", onSignal);
   },
+}).catch((error: unknown) => {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  process.stderr.write(`internal error (a bug in sigloop, please report it): ${scrubSecret(text, process.env.OPENAI_API_KEY ?? "")}\n`);
+  return EXIT.internal;
 });
 process.exit(exitCode);

@@ -11,6 +11,8 @@ export const EXIT = {
   apiError: 3,
   modelStopped: 4,
   schemas: 5,
+  /** A bug in sigloop itself: reported in one line, without a stack trace. */
+  internal: 70,
   interrupted: 130,
 } as const;
 

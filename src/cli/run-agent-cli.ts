@@ -61,6 +61,11 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
     return usageError("OPENAI_API_KEY is not set. Set it (in the environment or in .env) to your key; for a local server that needs none, any value works.");
   }
 
+  const baseURL = io.env.OPENAI_BASE_URL || undefined;
+  if (baseURL !== undefined && !isHttpURL(baseURL)) {
+    return usageError(`OPENAI_BASE_URL must be an http(s) URL of the API root, such as http://localhost:8080/v1; got ${JSON.stringify(baseURL)}`);
+  }
+
   const fromUser = (file: string) => path.resolve(io.cwd, file);
   const workspace = fromUser(args.workspace ?? ".");
   if (!isDirectory(workspace)) return usageError(`the workspace ${workspace} is not a directory (--workspace)`);
@@ -80,7 +85,7 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
   });
   const requestTurn = createTurnRequester({
     apiKey,
-    ...(io.env.OPENAI_BASE_URL ? { baseURL: io.env.OPENAI_BASE_URL } : {}),
+    ...(baseURL !== undefined ? { baseURL } : {}),
     ...(args.idleTimeoutMs !== undefined ? { idleTimeoutMs: args.idleTimeoutMs } : {}),
     onRetry: (info) => reporter.retry(retryText(info)),
   });
@@ -149,6 +154,15 @@ function loadHistory(args: AgentArgs, fromUser: (file: string) => string, stderr
   if (!reading.ok) return { ok: false, error: `${reading.error} (--resume)` };
   for (const warning of reading.warnings) stderr.write(`warning: ${warning}\n`);
   return { ok: true, messages: reading.messages, file: resume };
+}
+
+function isHttpURL(text: string): boolean {
+  try {
+    const { protocol } = new URL(text);
+    return protocol === "http:" || protocol === "https:";
+  } catch {
+    return false;
+  }
 }
 
 function isDirectory(dir: string): boolean {

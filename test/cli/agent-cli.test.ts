@@ -157,6 +157,9 @@ describe("usage and setup errors", () => {
     const noKey = await cli(["hi"], { ...cliEnv(server.baseURL), OPENAI_API_KEY: "" });
     expect(noKey.code).toBe(2);
     expect(noKey.stderr).toContain("OPENAI_API_KEY is not set");
+    const badURL = await cli(["hi"], cliEnv("localhost:8080"));
+    expect(badURL.code).toBe(2);
+    expect(badURL.stderr).toContain("OPENAI_BASE_URL must be an http(s) URL");
     const noPrompt = await cli([]);
     expect(noPrompt.code).toBe(2);
     expect(noPrompt.stderr).toContain("no prompt given");
