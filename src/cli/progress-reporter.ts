@@ -23,8 +23,11 @@ const RESULT_WIDTH = 200;
 
 type Paint = (text: string) => string;
 
+/** Colours on a terminal, or when FORCE_COLOR asks for them (a parent piping our output); never with NO_COLOR. */
 export function colorsWanted(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean {
-  return stream.isTTY === true && (env.NO_COLOR === undefined || env.NO_COLOR === "");
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
+  const forced = env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "" && env.FORCE_COLOR !== "0";
+  return forced || stream.isTTY === true;
 }
 
 export function createProgressReporter(output: ProgressOutput, colors: boolean): ProgressReporter {

@@ -4,6 +4,8 @@
  * network. Regenerates the tool schemas first if they are missing or stale, so a fresh clone works.
  */
 import { spawn } from "node:child_process";
+import type { Readable } from "node:stream";
+import { colorsWanted } from "../cli/progress-reporter.js";
 import path from "node:path";
 import { loadSchemas } from "../runtime/load-schemas.js";
 import { startScriptedServer } from "../../test/support/scripted-server.js";
@@ -28,19 +30,39 @@ export async function runDemo(projectRoot: string): Promise<number> {
       OPENAI_API_KEY: DUMMY_KEY,
       OPENAI_BASE_URL: server.baseURL,
       AGENT_MODEL: "scripted-demo-model",
-    });
+    }, true);
   } finally {
     await server.close();
   }
 }
 
-function runTsx(cwd: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+/** Before each `turn N` line of the CLI's progress, says which mistake the scripted model makes in it. */
+function narrate(stderr: Readable): void {
+  const colors = colorsWanted(process.stderr, process.env);
+  const mark = (text: string) => (colors ? `\u001b[35m${text}\u001b[0m` : text);
+  let atLineStart = true;
+  stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    const narrated = chunk.replace(TURN_LINE, (match: string, start: string, turn: string, offset: number) => {
+      const step = DEMO_STEPS[Number(turn) - 1];
+      if (step === undefined || (offset === 0 && !atLineStart)) return match;
+      return `${start}${mark(`▶ the scripted model's request ${turn}: ${step.mistake}`)}\n${match.slice(start.length)}`;
+    });
+    process.stderr.write(narrated);
+    atLineStart = chunk.endsWith("\n");
+  });
+}
+
+const TURN_LINE = /(^|\n)(?:\u001b\[1m)?turn (\d+)/g;
+
+function runTsx(cwd: string, args: string[], env: NodeJS.ProcessEnv, narrated = false): Promise<number> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ["--import", "tsx", ...args], {
       cwd,
-      env: { ...process.env, ...env, INIT_CWD: cwd },
-      stdio: ["ignore", "inherit", "inherit"],
+      // The CLI's stderr is piped through the narrator; it keeps its colours when the real stderr has them.
+      env: { ...process.env, ...env, INIT_CWD: cwd, ...(narrated && colorsWanted(process.stderr, process.env) ? { FORCE_COLOR: "1" } : {}) },
+      stdio: ["ignore", "inherit", narrated ? "pipe" : "inherit"],
     });
+    if (narrated && child.stderr) narrate(child.stderr);
     child.on("close", (code) => resolve(code ?? 1));
     child.on("error", () => resolve(1));
   });

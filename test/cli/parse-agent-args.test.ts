@@ -37,11 +37,14 @@ describe("parseAgentArgs", () => {
 });
 
 describe("progress output", () => {
-  it("colours only on a terminal without NO_COLOR", () => {
+  it("colours on a terminal or with FORCE_COLOR, never with NO_COLOR", () => {
     expect(colorsWanted({ isTTY: true }, {})).toBe(true);
     expect(colorsWanted({ isTTY: true }, { NO_COLOR: "1" })).toBe(false);
     expect(colorsWanted({ isTTY: false }, {})).toBe(false);
     expect(colorsWanted({}, {})).toBe(false);
+    expect(colorsWanted({ isTTY: false }, { FORCE_COLOR: "1" })).toBe(true);
+    expect(colorsWanted({ isTTY: false }, { FORCE_COLOR: "0" })).toBe(false);
+    expect(colorsWanted({ isTTY: true }, { FORCE_COLOR: "1", NO_COLOR: "1" })).toBe(false);
   });
 
   it("shortens to one line with the original length", () => {
