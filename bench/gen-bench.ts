@@ -1,5 +1,215 @@
-import { printTable } from "./table.js";
+/**
+ * `npm run bench -- gen`: cold `gen` time and peak memory on synthetic tool sets of 10, 100 and 500
+ * functions (files of ten, sharing imported types), the watch-mode regeneration after a one-line edit
+ * at 500 tools, and, in the same run, the baseline users have without us: plain typescript-json-schema
+ * (its `buildGenerator` + `getSchemaForSymbols`, as its CLI does) over equivalent hand-written
+ * parameter interfaces.
+ *
+ * The baseline is the typescript-json-schema CLI as a user runs it on those interfaces (its defaults,
+ * plus --required --noExtraProps --strictNullChecks for comparable schemas). A second, friendlier
+ * baseline gives it this project's own tsconfig options (lib ES2022, skipLibCheck), for reference.
+ *
+ * Cold runs are separate processes (`tsx bench/gen-bench.ts --child …`): each reports the time from
+ * its own process start to the end of its work (module loading included) and its peak RSS. The watch
+ * figure is measured in process on a warm generator: file change applied, affected files re-checked,
+ * tools rebuilt, file serialized, hashed and written (the fs.watch debounce is not included).
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { median, printTable } from "./table.js";
+
+const SIZES = [10, 100, 500];
+const COLD_RUNS = 3;
+const WATCH_EDITS = 7;
+const here = path.dirname(fileURLToPath(import.meta.url));
+const tsxBin = path.join(here, "..", "node_modules", ".bin", "tsx");
+
+interface ChildReport {
+  ms: number;
+  rssMb: number;
+  tools: number;
+}
 
 export async function run(): Promise<void> {
-  printTable("gen-bench", ["status"], [["not measured yet"]]);
+  const root = mkdtempSync(path.join(os.tmpdir(), "sigloop-gen-bench-"));
+  try {
+    const rows: string[][] = [];
+    for (const size of SIZES) {
+      const dirs = writeSyntheticSet(root, size);
+      const gen = measure("gen", dirs.tools, path.join(dirs.root, "schemas.json"), size);
+      const cli = measure("baseline-cli", dirs.baseline, path.join(dirs.root, "baseline-cli.json"), size);
+      const tuned = measure("baseline-tsconfig", dirs.baseline, "", size);
+      let watch = "";
+      if (size === 500) {
+        process.stderr.write("bench: gen watch at 500…\n");
+        watch = `${fmt(median(await measureWatch(dirs.tools, path.join(dirs.root, "schemas.json"))))} ms`;
+      }
+      rows.push([
+        String(size),
+        `${fmt(gen.ms)} ms / ${gen.rssMb.toFixed(0)} MB`,
+        `${fmt(cli.ms)} ms / ${cli.rssMb.toFixed(0)} MB`,
+        `**${(gen.ms / cli.ms).toFixed(2)}x**`,
+        `${fmt(tuned.ms)} ms / ${tuned.rssMb.toFixed(0)} MB`,
+        `${(gen.ms / tuned.ms).toFixed(2)}x`,
+        watch,
+      ]);
+    }
+    printTable("gen: cold run (median wall / peak RSS) and watch regeneration", [
+      "tools", "sigloop gen", "baseline: typescript-json-schema CLI", "ratio (target ≤ 0.65x)",
+      "typescript-json-schema with this repo's tsconfig", "ratio", "watch: one-line edit (target < 150 ms)",
+    ], rows);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+function fmt(ms: number): string {
+  return ms.toFixed(0);
+}
+
+/** Median over a few cold runs, each in a fresh process. */
+function measure(kind: "gen" | "baseline-cli" | "baseline-tsconfig", dir: string, out: string, size: number): ChildReport {
+  const reports: ChildReport[] = [];
+  for (let i = 0; i < COLD_RUNS; i++) {
+    process.stderr.write(`bench: ${kind} cold at ${size} (${i + 1}/${COLD_RUNS})…\n`);
+    const output = execFileSync(tsxBin, [fileURLToPath(import.meta.url), "--child", kind, dir, out], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+    const report = JSON.parse(output.trim().split("\n").pop()!) as ChildReport;
+    if (report.tools !== size) throw new Error(`${kind} produced ${report.tools} schemas for ${size} tools`);
+    reports.push(report);
+  }
+  return { ms: median(reports.map((r) => r.ms)), rssMb: Math.max(...reports.map((r) => r.rssMb)), tools: size };
+}
+
+async function measureWatch(toolsDir: string, outFile: string): Promise<number[]> {
+  const { ToolGenerator } = await import("../src/gen/tool-generator.js");
+  const { writeSchemas } = await import("../src/gen/run-gen.js");
+  const generator = ToolGenerator.open(toolsDir, outFile);
+  if ("severity" in generator) throw new Error(generator.message);
+  const first = generator.generateAll();
+  if (first.text === undefined) throw new Error("synthetic tools do not generate");
+  writeSchemas(outFile, first.text);
+  const file = path.join(toolsDir, "tools_25.ts");
+  const original = readFileSync(file, "utf8");
+  const times: number[] = [];
+  for (let i = 0; i < WATCH_EDITS; i++) {
+    writeFileSync(file, original.replace("@param query What to look for.", `@param query What to look for (edit ${i}).`));
+    const started = performance.now();
+    const generation = generator.update([file]);
+    if (generation.text === undefined || !generation.text.includes(`(edit ${i})`)) throw new Error("watch update did not regenerate");
+    writeSchemas(outFile, generation.text);
+    times.push(performance.now() - started);
+  }
+  writeFileSync(file, original);
+  return times;
+}
+
+/** Writes `size` tools over files of ten, with shared imported types, and the equivalent interfaces. */
+export function writeSyntheticSet(root: string, size: number): { root: string; tools: string; baseline: string } {
+  const dir = path.join(root, String(size));
+  const tools = path.join(dir, "tools");
+  const baseline = path.join(dir, "baseline");
+  mkdirSync(tools, { recursive: true });
+  mkdirSync(baseline, { recursive: true });
+  const shared = [
+    'export type Mode = "fast" | "thorough";',
+    "/** Which rows to keep. */",
+    "export interface Filter {",
+    "  /** Field name. */",
+    "  field: string;",
+    '  op: "eq" | "lt" | "gt";',
+    "  value: string | number | null;",
+    "}",
+    "export interface Paging {",
+    "  /** @minimum 1 */",
+    "  page: number;",
+    "  size?: number;",
+    "}",
+    "",
+  ].join("\n");
+  writeFileSync(path.join(tools, "shared.ts"), shared);
+  writeFileSync(path.join(baseline, "shared.ts"), shared);
+  for (let fileIndex = 0; fileIndex < size / 10; fileIndex++) {
+    const toolLines = ['import type { Filter, Mode, Paging } from "./shared";', ""];
+    const paramLines = ['import type { Filter, Mode, Paging } from "./shared";', ""];
+    for (let i = 0; i < 10; i++) {
+      const name = `tool_${fileIndex}_${i}`;
+      toolLines.push(
+        "/**",
+        ` * Tool ${name}: searches records.`,
+        " * @param query What to look for.",
+        " * @param filters Conditions to apply.",
+        " * @param paging Which page.",
+        " * @param mode How hard to look.",
+        " * @param tags Labels.",
+        " */",
+        `export async function ${name}(query: string, filters: Filter[], paging?: Paging, mode: Mode = "fast", tags: string[] = []): Promise<string> {`,
+        "  return query + filters.length + (paging?.page ?? 0) + mode + tags.length;",
+        "}",
+        "",
+      );
+      paramLines.push(
+        `/** Tool ${name}: searches records. */`,
+        `export interface ${name}_params {`,
+        "  /** What to look for. */",
+        "  query: string;",
+        "  /** Conditions to apply. */",
+        "  filters: Filter[];",
+        "  /** Which page. */",
+        "  paging?: Paging;",
+        "  /**",
+        "   * How hard to look.",
+        '   * @default "fast"',
+        "   */",
+        "  mode?: Mode;",
+        "  /**",
+        "   * Labels.",
+        "   * @default []",
+        "   */",
+        "  tags?: string[];",
+        "}",
+        "",
+      );
+    }
+    writeFileSync(path.join(tools, `tools_${fileIndex}.ts`), toolLines.join("\n"));
+    writeFileSync(path.join(baseline, `params_${fileIndex}.ts`), paramLines.join("\n"));
+  }
+  return { root: dir, tools, baseline };
+}
+
+/** The measured work of one cold run, in this fresh process. */
+async function child(kind: string, dir: string, out: string): Promise<void> {
+  let tools: number;
+  if (kind === "gen") {
+    const { runGen } = await import("../src/gen/run-gen.js");
+    const code = runGen(["--tools", dir, "--out", out], { cwd: process.cwd(), stdout: () => {}, stderr: (text) => process.stderr.write(text) });
+    if (code !== 0) throw new Error(`gen exited ${String(code)}`);
+    tools = (JSON.parse(readFileSync(out, "utf8")) as { tools: unknown[] }).tools.length;
+  } else if (kind === "baseline-cli") {
+    // Exactly what `typescript-json-schema "<dir>/*.ts" "*" --required --noExtraProps --strictNullChecks --out <file>` runs.
+    const tjs = await import("typescript-json-schema");
+    await tjs.exec(path.join(dir, "*.ts"), "*", { ...tjs.getDefaultArgs(), required: true, noExtraProps: true, strictNullChecks: true, out });
+    const schema = JSON.parse(readFileSync(out, "utf8")) as { definitions?: Record<string, unknown> };
+    tools = Object.keys(schema.definitions ?? {}).filter((name) => name.endsWith("_params")).length;
+  } else {
+    const tjs = await import("typescript-json-schema");
+    const { readdirSync } = await import("node:fs");
+    const files = readdirSync(dir).map((name) => path.join(dir, name));
+    // The compiler options of this project's own tsconfig (lib ES2022, skipLibCheck, types ["node"]).
+    const tsconfig = tjs.ts.readConfigFile(path.join(here, "..", "tsconfig.json"), tjs.ts.sys.readFile).config as { compilerOptions: object };
+    const program = tjs.getProgramFromFiles(files, tsconfig.compilerOptions, path.join(here, ".."));
+    const generator = tjs.buildGenerator(program, { required: true, noExtraProps: true });
+    if (generator === null) throw new Error("typescript-json-schema reported errors");
+    const names = generator.getUserSymbols().filter((name) => name.endsWith("_params"));
+    const schemas = generator.getSchemaForSymbols(names);
+    tools = Object.keys(schemas.definitions ?? {}).filter((name) => name.endsWith("_params")).length;
+  }
+  const rssMb = process.resourceUsage().maxRSS / 1024;
+  process.stdout.write(`${JSON.stringify({ ms: performance.now(), rssMb, tools })}\n`);
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href && process.argv[2] === "--child") {
+  await child(process.argv[3]!, process.argv[4]!, process.argv[5] ?? "");
 }

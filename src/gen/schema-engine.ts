@@ -1,5 +1,8 @@
 import { ts } from "ts-morph";
-import { JsonSchemaGenerator, getDefaultArgs, type Definition } from "typescript-json-schema";
+import type { Definition, JsonSchemaGenerator } from "typescript-json-schema";
+import { loadTypescriptJsonSchema } from "./shared-compiler.js";
+
+const tsjs = loadTypescriptJsonSchema();
 
 /**
  * typescript-json-schema, driven over the type checker that ts-morph already built: one Program for
@@ -53,7 +56,7 @@ export class SchemaEngine {
 
   private createGenerator(): JsonSchemaGenerator {
     const args = {
-      ...getDefaultArgs(),
+      ...tsjs.getDefaultArgs(),
       ref: false,
       aliasRef: false,
       topRef: false,
@@ -64,7 +67,7 @@ export class SchemaEngine {
     };
     type Checker = ConstructorParameters<typeof JsonSchemaGenerator>[4];
     type Table = ConstructorParameters<typeof JsonSchemaGenerator>[1];
-    const generator = new JsonSchemaGenerator([], this.table as unknown as Table, {}, {}, this.checker as unknown as Checker, args);
+    const generator = new tsjs.JsonSchemaGenerator([], this.table as unknown as Table, {}, {}, this.checker as unknown as Checker, args);
     keepRecordValueTypes(generator as unknown as GeneratorInternals, this.checker);
     return generator;
   }

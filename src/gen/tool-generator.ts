@@ -44,6 +44,8 @@ export class ToolGenerator {
   private readonly toolResults = new Map<string, ToolFileResult>();
   private readonly checked = new Map<string, Diagnostic[]>();
   private globalDiagnostics: Diagnostic[] = [];
+  /** Local file → the local files it imports; refreshed only for the files that change. */
+  private readonly imports = new Map<string, string[]>();
 
   private constructor(readonly toolsDir: string, readonly outFile: string) {}
 
@@ -67,6 +69,7 @@ export class ToolGenerator {
     this.globalDiagnostics = compilerDiagnostics(program);
     this.checked.clear();
     this.toolResults.clear();
+    this.imports.clear();
     for (const file of this.inputFiles()) this.checked.set(file, compilerDiagnostics(program, program.getSourceFile(file)));
     this.rebuildTools(this.toolFiles);
     return this.assemble();
@@ -85,7 +88,14 @@ export class ToolGenerator {
       this.load();
       return { ...this.generateAll(), rebuilt: this.toolFiles };
     }
-    for (const file of changedFiles) this.project.getSourceFile(file)?.refreshFromFileSystemSync();
+    for (const file of changedFiles) {
+      // Forgetting and re-reading a file is cheaper than ts-morph's in-place refresh, which keeps every
+      // wrapped node of the old text alive.
+      const sourceFile = this.project.getSourceFile(file);
+      if (sourceFile !== undefined) this.project.removeSourceFile(sourceFile);
+      if (existsSync(file)) this.project.addSourceFileAtPath(file);
+      this.imports.delete(path.resolve(file));
+    }
     this.project.resolveSourceFileDependencies();
     const affected = this.dependentsOf(changedFiles);
     const program = this.project.getProgram().compilerObject;
@@ -121,11 +131,16 @@ export class ToolGenerator {
   /** The given files and every local file that imports them, directly or not. */
   private dependentsOf(files: readonly string[]): Set<string> {
     const importers = new Map<string, Set<string>>();
-    for (const sourceFile of this.project.getSourceFiles()) {
-      for (const imported of importedFiles(sourceFile)) {
-        const set = importers.get(imported) ?? new Set<string>();
-        set.add(sourceFile.getFilePath());
-        importers.set(imported, set);
+    for (const file of this.inputFiles()) {
+      let imported = this.imports.get(file);
+      if (imported === undefined) {
+        imported = importedFiles(this.project.getSourceFileOrThrow(file));
+        this.imports.set(file, imported);
+      }
+      for (const target of imported) {
+        const set = importers.get(target) ?? new Set<string>();
+        set.add(file);
+        importers.set(target, set);
       }
     }
     const result = new Set<string>();
