@@ -64,9 +64,10 @@ export class StreamAssembler {
     const fn = isRecord(delta.function) ? delta.function : {};
     if (typeof fn.name === "string" && fn.name !== "" && call.name === "") call.name = fn.name;
     const args = fn.arguments;
-    if (typeof args === "string") {
+    // An empty piece carries nothing; it must not replace arguments that came whole as an object.
+    if (typeof args === "string" && args !== "") {
       call.arguments = typeof call.arguments === "string" ? call.arguments + args : args;
-    } else if (args !== undefined && args !== null) {
+    } else if (typeof args !== "string" && args !== undefined && args !== null) {
       call.arguments = typeof call.arguments === "string" && call.arguments !== "" ? call.arguments + JSON.stringify(args) : args;
     }
   }

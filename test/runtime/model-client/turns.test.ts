@@ -54,6 +54,15 @@ describe.each([
     expect(run.turn?.message).toMatchObject({ tool_calls: [{ id: "call_o", function: { arguments: '{"a":1,"b":2}' } }] });
   });
 
+  it("keeps object arguments when a late name is followed by an empty arguments piece", async () => {
+    const run = await requestTurn(
+      ctx.server,
+      [{ toolCalls: [{ id: "call_o", name: "add", arguments: { a: 1, b: 2 } }], stream: { lateName: true, chunkSize: 1 } }],
+      stream,
+    );
+    expect(run.turn?.message).toMatchObject({ tool_calls: [{ id: "call_o", function: { name: "add", arguments: '{"a":1,"b":2}' } }] });
+  });
+
   it("treats stop with tool calls as a tool-call turn", async () => {
     const run = await requestTurn(ctx.server, [{ content: "Let me add.", toolCalls: [{ id: "c1", name: "add", arguments: "{}" }], finishReason: "stop" }], stream);
     expect(run.turn?.finishReason).toBe("tool_calls");
