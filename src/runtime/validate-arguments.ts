@@ -35,7 +35,8 @@ const MAX_REPAIR_ROUNDS = 3;
 /**
  * Validates `args` in place. Where the schema is closed, unknown keys are deleted; values with a lossless
  * reading of the expected type are converted. Anything else is a problem, and the call must not run.
- * Keys under a union (`anyOf`/`oneOf`) are never repaired: which branch was meant is unknown.
+ * Inside a union (`anyOf`/`oneOf`) a repair is made only when exactly one branch fails for nothing but
+ * repairable reasons: then that branch is clearly the one meant.
  */
 export function validateArguments(validate: ValidateFunction, args: Record<string, unknown>): ValidationResult {
   const ignored: string[] = [];
@@ -53,8 +54,7 @@ export function validateArguments(validate: ValidateFunction, args: Record<strin
 
 function repair(args: Record<string, unknown>, errors: readonly ErrorObject[], ignored: string[], converted: Conversion[]): boolean {
   let repaired = false;
-  for (const error of errors) {
-    if (/\/(anyOf|oneOf|not|if)\//.test(error.schemaPath)) continue;
+  for (const error of repairCandidates(errors)) {
     if (error.keyword === "additionalProperties") {
       const key = String((error.params as { additionalProperty: unknown }).additionalProperty);
       const parent = resolvePointer(args, error.instancePath);
@@ -74,6 +74,51 @@ function repair(args: Record<string, unknown>, errors: readonly ErrorObject[], i
     }
   }
   return repaired;
+}
+
+/** A schema path segment under which only some schemas apply, so repairs there need care. */
+const BRANCHING = /\/(anyOf|oneOf|not|if|then|else)\//;
+
+function isWithin(instancePath: string, parent: string): boolean {
+  return instancePath === parent || instancePath.startsWith(`${parent}/`);
+}
+
+function isRepairable(error: ErrorObject): boolean {
+  if (error.keyword === "additionalProperties") return true;
+  return error.keyword === "type" && convertLosslessly(error.data, [(error.params as { type: string | string[] }).type].flat()).ok;
+}
+
+/**
+ * The errors whose repair is safe: those outside any union, and those of a top-level union's branch when
+ * it is the only branch all of whose errors are repairable (`{"kind": "circle", "r": "5"}` for
+ * `{ kind: "circle"; r: number } | { kind: "square"; side: number }`). Nested unions are left alone.
+ */
+function repairCandidates(errors: readonly ErrorObject[]): ErrorObject[] {
+  const chosen: { prefix: string; instancePath: string }[] = [];
+  for (const union of errors) {
+    if ((union.keyword !== "anyOf" && union.keyword !== "oneOf") || BRANCHING.test(union.schemaPath)) continue;
+    const prefix = `${union.schemaPath}/`;
+    const branches = new Map<string, ErrorObject[]>();
+    for (const error of errors) {
+      if (!error.schemaPath.startsWith(prefix) || !isWithin(error.instancePath, union.instancePath)) continue;
+      const branch = error.schemaPath.slice(prefix.length).split("/", 1)[0] ?? "";
+      branches.set(branch, [...(branches.get(branch) ?? []), error]);
+    }
+    const fixable = [...branches].filter(([branch, branchErrors]) =>
+      branchErrors.every((error) => !BRANCHING.test(error.schemaPath.slice(prefix.length + branch.length)) && isRepairable(error)),
+    );
+    if (fixable.length === 1) chosen.push({ prefix: `${prefix}${fixable[0]![0]}/`, instancePath: union.instancePath });
+  }
+  return errors.filter(
+    (error) =>
+      !BRANCHING.test(error.schemaPath) ||
+      chosen.some(
+        ({ prefix, instancePath }) =>
+          error.schemaPath.startsWith(prefix) &&
+          isWithin(error.instancePath, instancePath) &&
+          !BRANCHING.test(`/${error.schemaPath.slice(prefix.length)}`),
+      ),
+  );
 }
 
 function describeConverted(value: unknown): string {

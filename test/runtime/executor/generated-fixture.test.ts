@@ -58,6 +58,13 @@ test("a format tag written by the generator is checked", async () => {
   expect((await call("schedule", '{"at": "soon"}')).content.split("\n")[1]).toBe('- at: expected a string in date-time format, got string "soon"');
 });
 
+test("a discriminated union the generator wrote: the branch meant is repaired", async () => {
+  expect(await call("area", '{"shape": {"kind": "circle", "r": "1", "fill": true}}')).toEqual({
+    status: "ok",
+    content: '[ignored unknown arguments: shape.fill]\n[converted arguments: shape.r from string "1" to 1]\n3',
+  });
+});
+
 test("a positional parameter left out in the middle", async () => {
   expect(await call("describeCall", '{"label": "x", "flag": "true"}')).toEqual({
     status: "ok",

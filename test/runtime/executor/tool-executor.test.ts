@@ -83,7 +83,7 @@ describe("arguments text", () => {
 
 describe("tool names", () => {
   const available =
-    "add, circular, countWords, describeCall, explode, missingExport, missingFile, nothing, rejectLater, repeat, saveRecord, schedule, setMode, structured, throwString, waitForever, workspaceSeen";
+    "add, area, circular, countWords, describeCall, explode, missingExport, missingFile, nothing, rejectLater, repeat, saveRecord, schedule, setMode, structured, throwString, waitForever, workspaceSeen";
 
   test("an unknown tool is named and the available tools are listed", async () => {
     expect(await call("delete_everything", "{}")).toEqual({
@@ -149,12 +149,10 @@ describe("schema failures", () => {
     expect(imported).toBe(0);
   });
 
-  test("a failed union is one line naming its branches; nothing inside it is repaired", async () => {
+  test("a failed union is one line naming its branches", async () => {
     const union = '- mode: expected "fast" | { level: integer }, got';
     expect((await call("setMode", '{"mode": 5}')).content.split("\n")[1]).toBe(`${union} 5`);
-    expect((await call("setMode", '{"mode": {"level": "2"}}')).content.split("\n")[1]).toBe(`${union} an object`);
-    expect((await call("setMode", '{"mode": {"level": 2, "x": 1}}')).status).toBe("invalid_arguments");
-    expect(await call("setMode", '{"mode": {"level": 2}}')).toEqual({ status: "ok", content: 'mode {"level":2}' });
+    expect((await call("setMode", '{"mode": {"level": "high"}}')).content.split("\n")[1]).toBe(`${union} an object`);
   });
 
   test("unknown keys are listed with the problems when the call cannot proceed", async () => {
@@ -233,6 +231,25 @@ describe("repairs", () => {
   test("both notes come before the result, ignored first", async () => {
     expect((await call("add", '{"a": "1", "c": 0}')).content).toBe(
       '[ignored unknown arguments: c]\n[converted arguments: a from string "1" to 1]\n11',
+    );
+  });
+
+  test("inside a union, the one branch that only repairable errors keep from matching is repaired", async () => {
+    expect(await call("setMode", '{"mode": {"level": "2", "x": 1}}')).toEqual({
+      status: "ok",
+      content: '[ignored unknown arguments: mode.x]\n[converted arguments: mode.level from string "2" to 2]\nmode {"level":2}',
+    });
+    expect(await call("area", '{"shape": {"kind": "square", "side": "3", "color": "red"}}')).toEqual({
+      status: "ok",
+      content: '[ignored unknown arguments: shape.color]\n[converted arguments: shape.side from string "3" to 3]\n9',
+    });
+  });
+
+  test("inside a union, nothing is repaired when the branch meant is unclear", async () => {
+    const outcome = await call("area", '{"shape": {"kind": "triangle", "side": "3"}}');
+    expect(outcome.status).toBe("invalid_arguments");
+    expect(outcome.content.split("\n")[1]).toBe(
+      '- shape: expected { kind: "circle"; r: number } | { kind: "square"; side: number }, got an object',
     );
   });
 
