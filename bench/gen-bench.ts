@@ -39,25 +39,28 @@ export async function run(): Promise<void> {
     const rows: string[][] = [];
     for (const size of SIZES) {
       const dirs = writeSyntheticSet(root, size);
-      const gen = measure("gen", dirs.tools, path.join(dirs.root, "schemas.json"), size);
-      const cli = measure("baseline-cli", dirs.baseline, path.join(dirs.root, "baseline-cli.json"), size);
-      const tuned = measure("baseline-tsconfig", dirs.baseline, "", size);
+      // Runs are interleaved (ours, then both baselines, repeated) and each ratio is taken within one
+      // round, so load from other work on the machine falls on both sides alike.
+      const rounds = Array.from({ length: COLD_RUNS }, (_, round) => {
+        process.stderr.write(`bench: gen cold at ${size}, round ${round + 1}/${COLD_RUNS}…\n`);
+        return {
+          gen: measureOnce("gen", dirs.tools, path.join(dirs.root, "schemas.json"), size),
+          cli: measureOnce("baseline-cli", dirs.baseline, path.join(dirs.root, "baseline-cli.json"), size),
+          tuned: measureOnce("baseline-tsconfig", dirs.baseline, "", size),
+        };
+      });
+      const summary = (pick: (round: (typeof rounds)[number]) => ChildReport) =>
+        `${fmt(median(rounds.map((round) => pick(round).ms)))} ms / ${Math.max(...rounds.map((round) => pick(round).rssMb)).toFixed(0)} MB`;
+      const ratio = (baseline: (round: (typeof rounds)[number]) => ChildReport) =>
+        `${median(rounds.map((round) => round.gen.ms / baseline(round).ms)).toFixed(2)}x`;
       let watch = "";
       if (size === 500) {
         process.stderr.write("bench: gen watch at 500…\n");
         watch = `${fmt(median(await measureWatch(dirs.tools, path.join(dirs.root, "schemas.json"))))} ms`;
       }
-      rows.push([
-        String(size),
-        `${fmt(gen.ms)} ms / ${gen.rssMb.toFixed(0)} MB`,
-        `${fmt(cli.ms)} ms / ${cli.rssMb.toFixed(0)} MB`,
-        `**${(gen.ms / cli.ms).toFixed(2)}x**`,
-        `${fmt(tuned.ms)} ms / ${tuned.rssMb.toFixed(0)} MB`,
-        `${(gen.ms / tuned.ms).toFixed(2)}x`,
-        watch,
-      ]);
+      rows.push([String(size), summary((r) => r.gen), summary((r) => r.cli), `**${ratio((r) => r.cli)}**`, summary((r) => r.tuned), ratio((r) => r.tuned), watch]);
     }
-    printTable("gen: cold run (median wall / peak RSS) and watch regeneration", [
+    printTable("gen: cold run (median wall / peak RSS; ratio = median of per-round ratios) and watch regeneration", [
       "tools", "sigloop gen", "baseline: typescript-json-schema CLI", "ratio (target ≤ 0.65x)",
       "typescript-json-schema with this repo's tsconfig", "ratio", "watch: one-line edit (target < 150 ms)",
     ], rows);
@@ -70,17 +73,12 @@ function fmt(ms: number): string {
   return ms.toFixed(0);
 }
 
-/** Median over a few cold runs, each in a fresh process. */
-function measure(kind: "gen" | "baseline-cli" | "baseline-tsconfig", dir: string, out: string, size: number): ChildReport {
-  const reports: ChildReport[] = [];
-  for (let i = 0; i < COLD_RUNS; i++) {
-    process.stderr.write(`bench: ${kind} cold at ${size} (${i + 1}/${COLD_RUNS})…\n`);
-    const output = execFileSync(tsxBin, [fileURLToPath(import.meta.url), "--child", kind, dir, out], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
-    const report = JSON.parse(output.trim().split("\n").pop()!) as ChildReport;
-    if (report.tools !== size) throw new Error(`${kind} produced ${report.tools} schemas for ${size} tools`);
-    reports.push(report);
-  }
-  return { ms: median(reports.map((r) => r.ms)), rssMb: Math.max(...reports.map((r) => r.rssMb)), tools: size };
+/** One cold run in a fresh process. */
+function measureOnce(kind: "gen" | "baseline-cli" | "baseline-tsconfig", dir: string, out: string, size: number): ChildReport {
+  const output = execFileSync(tsxBin, [fileURLToPath(import.meta.url), "--child", kind, dir, out], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+  const report = JSON.parse(output.trim().split("\n").pop()!) as ChildReport;
+  if (report.tools !== size) throw new Error(`${kind} produced ${report.tools} schemas for ${size} tools`);
+  return report;
 }
 
 async function measureWatch(toolsDir: string, outFile: string): Promise<number[]> {
