@@ -1,5 +1,6 @@
 import type { ErrorObject } from "ajv";
 import type { JsonSchema, JsonValue } from "../shared/schemas-file.js";
+import { groupUnionErrors } from "./union-errors.js";
 import { describeSchemaType, formatPath, isSchemaObject, previewValue, resolvePointer, shorten } from "./describe-json.js";
 
 /** Enough lines to fix a call; a model sending hundreds of bad items needs the pattern, not the list. */
@@ -11,16 +12,12 @@ const MAX_PROBLEM_LINES = 20;
  * same place already says more.
  */
 export function describeProblems(args: unknown, errors: readonly ErrorObject[], root: JsonSchema): string[] {
-  const unions = errors.filter((error) => error.keyword === "anyOf" || error.keyword === "oneOf").map((error) => `${error.schemaPath}/`);
+  const { unionOf } = groupUnionErrors(errors);
   const literalPlaces = new Set(errors.filter((error) => error.keyword === "enum" || error.keyword === "const").map((error) => error.instancePath));
-  const kept = errors.filter(
-    (error) =>
-      !unions.some((prefix) => error.schemaPath.startsWith(prefix)) &&
-      !(error.keyword === "type" && literalPlaces.has(error.instancePath)),
-  );
-  const lines = kept.map((error) => describeProblem(args, error, root));
-  if (lines.length <= MAX_PROBLEM_LINES) return lines;
-  return [...lines.slice(0, MAX_PROBLEM_LINES), `- …and ${lines.length - MAX_PROBLEM_LINES} more problems`];
+  const kept = errors.filter((error) => !unionOf.has(error) && !(error.keyword === "type" && literalPlaces.has(error.instancePath)));
+  const lines = kept.slice(0, MAX_PROBLEM_LINES).map((error) => describeProblem(args, error, root));
+  if (kept.length <= MAX_PROBLEM_LINES) return lines;
+  return [...lines, `- …and ${kept.length - MAX_PROBLEM_LINES} more problems`];
 }
 
 function describeProblem(args: unknown, error: ErrorObject, root: JsonSchema): string {

@@ -2,6 +2,7 @@ import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import type { JsonSchema, ParametersSchema } from "../shared/schemas-file.js";
 import { formatPath, isRecord, previewValue, resolvePointer, shorten, type PathSegment } from "./describe-json.js";
 import { describeProblems } from "./describe-problems.js";
+import { groupUnionErrors, type FailedUnion } from "./union-errors.js";
 
 /** One lossless repair made to the model's arguments, for the note the model reads. */
 export interface Conversion {
@@ -79,10 +80,6 @@ function repair(args: Record<string, unknown>, errors: readonly ErrorObject[], i
 /** A schema path segment under which only some schemas apply, so repairs there need care. */
 const BRANCHING = /\/(anyOf|oneOf|not|if|then|else)\//;
 
-function isWithin(instancePath: string, parent: string): boolean {
-  return instancePath === parent || instancePath.startsWith(`${parent}/`);
-}
-
 function isRepairable(error: ErrorObject): boolean {
   if (error.keyword === "additionalProperties") return true;
   return error.keyword === "type" && convertLosslessly(error.data, [(error.params as { type: string | string[] }).type].flat()).ok;
@@ -94,31 +91,26 @@ function isRepairable(error: ErrorObject): boolean {
  * `{ kind: "circle"; r: number } | { kind: "square"; side: number }`). Nested unions are left alone.
  */
 function repairCandidates(errors: readonly ErrorObject[]): ErrorObject[] {
-  const chosen: { prefix: string; instancePath: string }[] = [];
-  for (const union of errors) {
-    if ((union.keyword !== "anyOf" && union.keyword !== "oneOf") || BRANCHING.test(union.schemaPath)) continue;
-    const prefix = `${union.schemaPath}/`;
-    const branches = new Map<string, ErrorObject[]>();
-    for (const error of errors) {
-      if (!error.schemaPath.startsWith(prefix) || !isWithin(error.instancePath, union.instancePath)) continue;
-      const branch = error.schemaPath.slice(prefix.length).split("/", 1)[0] ?? "";
-      branches.set(branch, [...(branches.get(branch) ?? []), error]);
-    }
-    const fixable = [...branches].filter(([branch, branchErrors]) =>
-      branchErrors.every((error) => !BRANCHING.test(error.schemaPath.slice(prefix.length + branch.length)) && isRepairable(error)),
+  const { unions, unionOf } = groupUnionErrors(errors);
+  const chosen = new Map<FailedUnion, string>();
+  for (const union of unions) {
+    if (BRANCHING.test(union.error.schemaPath)) continue;
+    const fixable = [...union.branches].filter(([branch, branchErrors]) =>
+      branchErrors.every((error) => !BRANCHING.test(branchRest(error, union, branch)) && isRepairable(error)),
     );
-    if (fixable.length === 1) chosen.push({ prefix: `${prefix}${fixable[0]![0]}/`, instancePath: union.instancePath });
+    if (fixable.length === 1) chosen.set(union, fixable[0]![0]);
   }
-  return errors.filter(
-    (error) =>
-      !BRANCHING.test(error.schemaPath) ||
-      chosen.some(
-        ({ prefix, instancePath }) =>
-          error.schemaPath.startsWith(prefix) &&
-          isWithin(error.instancePath, instancePath) &&
-          !BRANCHING.test(`/${error.schemaPath.slice(prefix.length)}`),
-      ),
-  );
+  return errors.filter((error) => {
+    const union = unionOf.get(error);
+    if (union === undefined) return !BRANCHING.test(error.schemaPath);
+    const branch = chosen.get(union);
+    return branch !== undefined && error.schemaPath.startsWith(`${union.error.schemaPath}/${branch}/`) && !BRANCHING.test(branchRest(error, union, branch));
+  });
+}
+
+/** The part of an error's schema path below its union branch, e.g. `/properties/r/type`. */
+function branchRest(error: ErrorObject, union: FailedUnion, branch: string): string {
+  return error.schemaPath.slice(union.error.schemaPath.length + 1 + branch.length);
 }
 
 function describeConverted(value: unknown): string {

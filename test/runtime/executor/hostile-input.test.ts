@@ -118,6 +118,15 @@ describe("hostile sizes", () => {
     ["100k nested arrays inside an argument", () => toolCall("saveRecord", `{"title": ${"[".repeat(100_000)}${"]".repeat(100_000)}}`), "invalid_arguments"],
     ["100k nested objects in a dictionary", () => toolCall("countWords", `{"counts": ${'{"a":'.repeat(100_000)}1${"}".repeat(100_000)}}`), "invalid_arguments"],
     ["a 1e400 number", () => toolCall("add", '{"a": 1e400, "b": -1e400}'), "ok"],
+    // Each of these makes Ajv report 100k+ errors; anything quadratic in them would hang the loop.
+    ["100k array items failing a union", () => toolCall("totalArea", JSON.stringify({ shapes: Array(100_000).fill(5) })), "invalid_arguments"],
+    [
+      "20k union items each needing a repair",
+      () => toolCall("totalArea", JSON.stringify({ shapes: Array(20_000).fill({ kind: "square", side: "3", x: 1 }) })),
+      "ok",
+    ],
+    ["100k wrong array items", () => toolCall("saveRecord", JSON.stringify({ title: "t", tags: Array(100_000).fill(1) })), "invalid_arguments"],
+    ["100k unknown keys", () => toolCall("add", JSON.stringify(Object.fromEntries([["a", 1], ...Array.from({ length: 100_000 }, (_, i) => [`k${i}`, i])]))), "ok"],
   ] as const)("%s", async (_label, makeCall, status) => {
     expect((await expectOneCappedOutcome(makeCall())).status).toBe(status);
     expectPristinePrototypes();

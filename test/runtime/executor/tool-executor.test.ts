@@ -83,7 +83,7 @@ describe("arguments text", () => {
 
 describe("tool names", () => {
   const available =
-    "add, area, circular, countWords, describeCall, explode, missingExport, missingFile, nothing, rejectLater, repeat, saveRecord, schedule, setMode, structured, throwString, waitForever, workspaceSeen";
+    "add, area, circular, countWords, describeCall, explode, missingExport, missingFile, nothing, rejectLater, repeat, saveRecord, schedule, setMode, structured, throwString, totalArea, waitForever, workspaceSeen";
 
   test("an unknown tool is named and the available tools are listed", async () => {
     expect(await call("delete_everything", "{}")).toEqual({
