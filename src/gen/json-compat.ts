@@ -18,6 +18,7 @@ export interface TypeFinding {
  * `any` and `unknown` accept every JSON value, which is allowed but worth a warning.
  */
 export function inspectJsonType(type: ts.Type, checker: ts.TypeChecker, path: string): TypeFinding[] {
+  if (cleanTypes.has(type)) return [];
   const findings: TypeFinding[] = [];
   const seen = new Set<ts.Type>();
 
@@ -58,8 +59,12 @@ export function inspectJsonType(type: ts.Type, checker: ts.TypeChecker, path: st
   };
 
   visit(type, path);
+  if (findings.length === 0) cleanTypes.add(type);
   return findings;
 }
+
+/** Types already found to carry nothing JSON cannot: tools share most parameter types. */
+const cleanTypes = new WeakSet<ts.Type>();
 
 function isDate(type: ts.Type): boolean {
   const symbol = type.getSymbol();

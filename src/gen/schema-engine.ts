@@ -34,8 +34,27 @@ export class SchemaEngine {
     this.generator = this.createGenerator();
   }
 
+  /**
+   * Schemas of types already described with this checker. Tools share parameter types (`string`, an
+   * imported `Options`, `Filter[]`), and the checker hands out one type object for each, so most
+   * parameters after the first few tools cost a lookup. Only self-contained results are kept: a
+   * schema that refers to definitions is made again with its definitions.
+   */
+  private readonly cache = new Map<ts.Type, Definition>();
+
   /** Schemas for several types that end up in one `parameters` object, so they share definitions. */
   schemasFor(types: ReadonlyMap<string, ts.Type>): TypeSchemas {
+    const fresh = new Map([...types].filter(([, type]) => !this.cache.has(type)));
+    const made = fresh.size > 0 ? this.generate(fresh) : { schemas: new Map<string, Definition>(), definitions: {} };
+    if (Object.keys(made.definitions).length === 0) {
+      for (const [key, type] of fresh) this.cache.set(type, made.schemas.get(key)!);
+    }
+    // Callers adjust the schemas they get; the cached ones must stay as made.
+    const schemas = new Map([...types].map(([key, type]) => [key, structuredClone(made.schemas.get(key) ?? this.cache.get(type)!)]));
+    return { schemas, definitions: made.definitions };
+  }
+
+  private generate(types: ReadonlyMap<string, ts.Type>): TypeSchemas {
     const keys = [...types.keys()].map((key) => `#${key}`);
     for (const [key, type] of types) this.table[`#${key}`] = type;
     try {
