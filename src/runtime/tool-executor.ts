@@ -20,12 +20,13 @@ import {
   quoteName,
   schemaFailedMessage,
   timeoutMessage,
+  tooDeepMessage,
   toolFailedMessage,
   unknownToolMessage,
   unrenderableResultMessage,
 } from "./tool-messages.js";
 import type { ToolContext, ToolExecutor, ToolOutcome } from "./types.js";
-import { compileArguments, createAjv, validateArguments } from "./validate-arguments.js";
+import { compileArguments, createAjv, validateArguments, type ValidationResult } from "./validate-arguments.js";
 
 export interface ToolExecutorOptions {
   schemas: SchemasFile;
@@ -119,7 +120,14 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolExecutor {
     }
     const validator = await validatorFor(entry);
     if (!validator.ok) return { status: "tool_error", content: schemaFailedMessage(name, validator.error) };
-    const checked = validateArguments(validator.validate, parsed.args);
+    let checked: ValidationResult;
+    try {
+      checked = validateArguments(validator.validate, parsed.args);
+    } catch (error) {
+      // A recursive schema is checked recursively: deep enough arguments overflow the stack.
+      if (error instanceof RangeError) return { status: "invalid_arguments", content: tooDeepMessage(name, error, schema) };
+      throw error;
+    }
     if (!checked.ok) return { status: "invalid_arguments", content: invalidArgumentsMessage(name, checked.problems, schema) };
 
     if (context.signal.aborted) return { status: "aborted", content: abortedMessage(name) };

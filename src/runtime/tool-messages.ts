@@ -54,6 +54,14 @@ export function invalidArgumentsMessage(tool: string, problems: readonly string[
   ].join("\n");
 }
 
+export function tooDeepMessage(tool: string, thrown: unknown, schema: ParametersSchema): string {
+  return [
+    `The arguments for ${tool} are nested too deeply to check (${describeThrown(thrown)}), so it was not run.`,
+    parametersLine(schema),
+    `Send the arguments again with far less nesting.`,
+  ].join("\n");
+}
+
 export function ignoredArgumentsNote(paths: readonly string[]): string {
   return `[ignored unknown arguments: ${paths.map((path) => shorten(path, NAME_CHARS)).join(", ")}]`;
 }

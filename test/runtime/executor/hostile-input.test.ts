@@ -117,6 +117,11 @@ describe("hostile sizes", () => {
     ["100k nested arrays", () => toolCall("add", "[".repeat(100_000) + "]".repeat(100_000)), "invalid_arguments"],
     ["100k nested arrays inside an argument", () => toolCall("saveRecord", `{"title": ${"[".repeat(100_000)}${"]".repeat(100_000)}}`), "invalid_arguments"],
     ["100k nested objects in a dictionary", () => toolCall("countWords", `{"counts": ${'{"a":'.repeat(100_000)}1${"}".repeat(100_000)}}`), "invalid_arguments"],
+    [
+      "a recursive type nested 100k deep",
+      () => toolCall("countNodes", `{"tree": ${'{"name":"n","children":['.repeat(100_000)}{"name":"leaf"}${"]}".repeat(100_000)}}`),
+      "invalid_arguments",
+    ],
     ["a 1e400 number", () => toolCall("add", '{"a": 1e400, "b": -1e400}'), "ok"],
     // Each of these makes Ajv report 100k+ errors; anything quadratic in them would hang the loop.
     ["100k array items failing a union", () => toolCall("totalArea", JSON.stringify({ shapes: Array(100_000).fill(5) })), "invalid_arguments"],

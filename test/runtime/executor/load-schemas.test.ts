@@ -54,7 +54,7 @@ describe("loadSchemas", () => {
   test.each([
     [[], "the top level is not an object"],
     [{ tools: {}, bindings: [] }, '"tools" is not an array'],
-    [{ ...fixtureSchemas, bindings: fixtureSchemas.bindings.slice(1) }, '"tools" has 19 entries but "bindings" has 18'],
+    [{ ...fixtureSchemas, bindings: fixtureSchemas.bindings.slice(1) }, '"tools" has 20 entries but "bindings" has 19'],
     [{ ...fixtureSchemas, bindings: [...fixtureSchemas.bindings].reverse() }, "bindings[0] does not describe tool add (name, file, exportName)"],
     [{ ...fixtureSchemas, inputs: { toolsDir: "tools", files: [] } }, '"inputs" lacks toolsDir, files or hash'],
   ])("a file of the wrong shape says where (%#)", (content, problem) => {

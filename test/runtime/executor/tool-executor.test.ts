@@ -83,7 +83,7 @@ describe("arguments text", () => {
 
 describe("tool names", () => {
   const available =
-    "add, area, circular, countWords, describeCall, explode, missingExport, missingFile, nothing, rejectLater, repeat, saveRecord, schedule, setMode, structured, throwString, totalArea, waitForever, workspaceSeen";
+    "add, area, circular, countNodes, countWords, describeCall, explode, missingExport, missingFile, nothing, rejectLater, repeat, saveRecord, schedule, setMode, structured, throwString, totalArea, waitForever, workspaceSeen";
 
   test("an unknown tool is named and the available tools are listed", async () => {
     expect(await call("delete_everything", "{}")).toEqual({
@@ -178,6 +178,20 @@ describe("schema failures", () => {
     expect((await call("describeCall", '{"label": "x", "count": "-3"}')).content.split("\n")[1]).toBe(
       "- count: expected a number >= 0, got -3",
     );
+  });
+
+  test("arguments too deep for a recursive schema are refused as such", async () => {
+    const depth = 20_000;
+    const text = `{"tree": ${'{"name":"n","children":['.repeat(depth)}{"name":"leaf"}${"]}".repeat(depth)}}`;
+    expect(await call("countNodes", text)).toEqual({
+      status: "invalid_arguments",
+      content: [
+        "The arguments for countNodes are nested too deeply to check (RangeError: Maximum call stack size exceeded), so it was not run.",
+        "Parameters: tree ({ name: string; children?: TreeNode[] }, required)",
+        "Send the arguments again with far less nesting.",
+      ].join("\n"),
+    });
+    expect(await call("countNodes", '{"tree": {"name": "a", "children": [{"name": "b"}]}}')).toEqual({ status: "ok", content: "2" });
   });
 
   test("hundreds of problems are summarized after twenty lines", async () => {
