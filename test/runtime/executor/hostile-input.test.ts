@@ -105,6 +105,56 @@ describe("hostile tool calls", () => {
   });
 });
 
+describe("hostile tools", () => {
+  // The tool module is swapped for one whose function returns or throws whatever fast-check makes.
+  let behave: () => unknown = () => undefined;
+  const swapped = createToolExecutor({
+    schemas: fixtureSchemas,
+    schemasDir: fixtureDir,
+    maxResultChars: CAP,
+    importModule: async () => ({ nothing: () => behave() }),
+  });
+  const anything = fc.anything({
+    withBigInt: true,
+    withBoxedValues: true,
+    withDate: true,
+    withMap: true,
+    withSet: true,
+    withNullPrototype: true,
+    withObjectString: true,
+    withSparseArray: true,
+    withTypedArray: true,
+    withUnicodeString: true,
+  });
+
+  test("any return value becomes one capped outcome", async () => {
+    await fc.assert(
+      fc.asyncProperty(anything, fc.boolean(), async (value, asPromise) => {
+        behave = () => (asPromise ? Promise.resolve(value) : value);
+        const outcome = await swapped.execute(toolCall("nothing", ""), context);
+        expect(["ok", "tool_error"]).toContain(outcome.status);
+        expect(outcome.content.length).toBeLessThanOrEqual(CAP + truncationNote(Number.MAX_SAFE_INTEGER, CAP).length);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  test("anything thrown or rejected is the tool's own failure", async () => {
+    await fc.assert(
+      fc.asyncProperty(anything, fc.boolean(), async (value, asRejection) => {
+        behave = () => {
+          if (asRejection) return Promise.reject(value);
+          throw value;
+        };
+        const outcome = await swapped.execute(toolCall("nothing", ""), context);
+        expect(outcome.status).toBe("tool_error");
+        expect(outcome.content).toMatch(/^The tool nothing itself failed: /);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
 describe("hostile sizes", () => {
   const tenMegabytes = "x".repeat(10 * 1024 * 1024);
 
