@@ -7,17 +7,20 @@ import { describeSchemaType, formatPath, isSchemaObject, previewValue, resolvePo
 const MAX_PROBLEM_LINES = 20;
 
 /**
- * One line per Ajv error: where (argument path), what was expected, what came. Errors inside a failed
- * union are folded into the union's own line, and a type error is dropped when an `enum`/`const` at the
- * same place already says more.
+ * One line per problem: first the unknown keys already dropped (`unknownPaths`), then one per Ajv error:
+ * where (argument path), what was expected, what came. Errors inside a failed union are folded into the
+ * union's own line, and a type error is dropped when an `enum`/`const` at the same place already says
+ * more. At most twenty lines, then a count of the rest.
  */
-export function describeProblems(args: unknown, errors: readonly ErrorObject[], root: JsonSchema): string[] {
+export function describeProblems(args: unknown, errors: readonly ErrorObject[], root: JsonSchema, unknownPaths: readonly string[] = []): string[] {
   const { unionOf } = groupUnionErrors(errors);
   const literalPlaces = new Set(errors.filter((error) => error.keyword === "enum" || error.keyword === "const").map((error) => error.instancePath));
   const kept = errors.filter((error) => !unionOf.has(error) && !(error.keyword === "type" && literalPlaces.has(error.instancePath)));
-  const lines = kept.slice(0, MAX_PROBLEM_LINES).map((error) => describeProblem(args, error, root));
-  if (kept.length <= MAX_PROBLEM_LINES) return lines;
-  return [...lines, `- …and ${kept.length - MAX_PROBLEM_LINES} more problems`];
+  const unknownLines = unknownPaths.slice(0, MAX_PROBLEM_LINES).map((path) => `- ${path}: not a parameter of this tool`);
+  const errorLines = kept.slice(0, MAX_PROBLEM_LINES - unknownLines.length).map((error) => describeProblem(args, error, root));
+  const total = unknownPaths.length + kept.length;
+  const lines = [...unknownLines, ...errorLines];
+  return total <= MAX_PROBLEM_LINES ? lines : [...lines, `- …and ${total - MAX_PROBLEM_LINES} more problems`];
 }
 
 function describeProblem(args: unknown, error: ErrorObject, root: JsonSchema): string {

@@ -46,10 +46,7 @@ export function validateArguments(validate: ValidateFunction, args: Record<strin
     if (validate(args)) return { ok: true, ignored, converted };
     const errors = validate.errors ?? [];
     const repaired = round < MAX_REPAIR_ROUNDS && repair(args, errors, ignored, converted);
-    if (!repaired) {
-      const unknownLines = ignored.map((path) => `- ${path}: not a parameter of this tool`);
-      return { ok: false, problems: [...unknownLines, ...describeProblems(args, errors, validate.schema as JsonSchema)] };
-    }
+    if (!repaired) return { ok: false, problems: describeProblems(args, errors, validate.schema as JsonSchema, ignored) };
   }
 }
 

@@ -180,6 +180,12 @@ describe("schema failures", () => {
     );
   });
 
+  test("unknown keys count toward the twenty lines", async () => {
+    const args = { label: 1, ...Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`extra${i}`, i])) };
+    const lines = (await call("describeCall", JSON.stringify(args))).content.split("\n");
+    expect(lines.slice(20, 22)).toEqual(["- extra19: not a parameter of this tool", "- …and 11 more problems"]);
+  });
+
   test("arguments too deep for a recursive schema are refused as such", async () => {
     const depth = 20_000;
     const text = `{"tree": ${'{"name":"n","children":['.repeat(depth)}{"name":"leaf"}${"]}".repeat(depth)}}`;
