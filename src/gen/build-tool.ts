@@ -1,6 +1,6 @@
 import { Node, ts, type ParameterDeclaration } from "ts-morph";
 import type { CallingConvention, JsonSchema, JsonValue, ParametersSchema, ToolDefinition } from "../shared/schemas-file.js";
-import { diagnosticAt, type Diagnostic } from "./diagnostic.js";
+import { diagnosticAt, hasErrors, type Diagnostic } from "./diagnostic.js";
 import { docHost, type DiscoveredTool } from "./discover-tools.js";
 import { inspectJsonType } from "./json-compat.js";
 import { applyKeyword, keywordFromTag, VALIDATION_TAGS } from "./keywords.js";
@@ -37,10 +37,10 @@ export function buildTool(tool: DiscoveredTool, engine: SchemaEngine, checker: t
   const only = parameters.length === 1 ? parameters[0] : undefined;
   const byObject = only !== undefined && Node.isObjectBindingPattern(only.getNameNode());
   const specs = byObject ? destructuredSpecs(only!, docs, checker) : positionalSpecs(tool, parameters, docs, diagnostics);
-  if (diagnostics.some((d) => d.severity === "error")) return { diagnostics };
+  if (hasErrors(diagnostics)) return { diagnostics };
 
   for (const spec of specs) diagnostics.push(...typeFindings(tool, spec, checker));
-  if (diagnostics.some((d) => d.severity === "error")) return { diagnostics };
+  if (hasErrors(diagnostics)) return { diagnostics };
 
   let schemas: Map<string, JsonSchema>;
   let definitions: Record<string, JsonSchema>;
@@ -75,7 +75,7 @@ export function buildTool(tool: DiscoveredTool, engine: SchemaEngine, checker: t
 
   const finished = finishParameters({ type: "object", properties, required, additionalProperties: false }, definitions);
   for (const problem of finished.problems) diagnostics.push(diagnosticAt(tool.declaration, "error", `tool "${tool.name}": ${problem}`));
-  if (diagnostics.some((d) => d.severity === "error")) return { diagnostics };
+  if (hasErrors(diagnostics)) return { diagnostics };
 
   const call: CallingConvention = byObject ? { kind: "object" } : { kind: "positional", params: specs.map((spec) => spec.name) };
   return {

@@ -25,6 +25,16 @@ export const processIo = (): GenIo => ({
  * and nothing written.
  */
 export function runGen(argv: readonly string[], io: GenIo): number | WatchHandle {
+  try {
+    return generateOnce(argv, io);
+  } catch (error) {
+    // A defect of ours or of a library, not of the tools: still one line, not a stack trace.
+    const message = error instanceof Error ? error.message : String(error);
+    return report([{ severity: "error", message: `the generator failed unexpectedly: ${message}; please report it with the tool file that triggers it` }], io);
+  }
+}
+
+function generateOnce(argv: readonly string[], io: GenIo): number | WatchHandle {
   const options = parseGenArgs(argv, io.cwd);
   if ("severity" in options) return report([options], io);
   const generator = ToolGenerator.open(options.toolsDir, options.outFile);
