@@ -61,11 +61,14 @@ function findShapeProblem(value: unknown): string | undefined {
   if (!Array.isArray(tools)) return `"tools" is not an array`;
   if (!Array.isArray(bindings)) return `"bindings" is not an array`;
   if (tools.length !== bindings.length) return `"tools" has ${tools.length} entries but "bindings" has ${bindings.length}`;
+  const names = new Set<string>();
   for (const [index, tool] of tools.entries()) {
     const fn = isRecord(tool) ? tool.function : undefined;
     if (!isRecord(tool) || tool.type !== "function" || !isRecord(fn) || typeof fn.name !== "string") {
       return `tools[${index}] is not a function tool definition with a name`;
     }
+    if (names.has(fn.name)) return `tool ${fn.name} is defined twice`;
+    names.add(fn.name);
     const parameters = fn.parameters;
     if (!isRecord(parameters) || parameters.type !== "object" || !isRecord(parameters.properties) || !isStringArray(parameters.required)) {
       return `the parameters of tool ${fn.name} are not an object schema with "properties" and "required"`;

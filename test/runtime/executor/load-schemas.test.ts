@@ -57,6 +57,10 @@ describe("loadSchemas", () => {
     [{ ...fixtureSchemas, bindings: fixtureSchemas.bindings.slice(1) }, '"tools" has 20 entries but "bindings" has 19'],
     [{ ...fixtureSchemas, bindings: [...fixtureSchemas.bindings].reverse() }, "bindings[0] does not describe tool add (name, file, exportName)"],
     [{ ...fixtureSchemas, inputs: { toolsDir: "tools", files: [] } }, '"inputs" lacks toolsDir, files or hash'],
+    [
+      { ...fixtureSchemas, tools: [fixtureSchemas.tools[0], fixtureSchemas.tools[0]], bindings: [fixtureSchemas.bindings[0], fixtureSchemas.bindings[0]] },
+      "tool add is defined twice",
+    ],
   ])("a file of the wrong shape says where (%#)", (content, problem) => {
     writeSchemas(content);
     expect(loadSchemas(schemasPath)).toEqual({
