@@ -67,9 +67,16 @@ export function watchTools(generator: ToolGenerator, options: GenOptions, io: Ge
     const changed = [...pending];
     pending = new Set();
     const started = performance.now();
-    const generation = generator.update(changed);
-    publish(generation, changed.map((file) => relativePath(io.cwd, file)).join(", "), started, generation.rebuilt);
-    watchInputs();
+    const what = changed.map((file) => relativePath(io.cwd, file)).join(", ");
+    try {
+      const generation = generator.update(changed);
+      publish(generation, what, started, generation.rebuilt);
+      watchInputs();
+    } catch (error) {
+      // Keep watching: the next save may well fix whatever this was.
+      const message = error instanceof Error ? error.message : String(error);
+      io.stderr(`gen: ${what}: the generator failed unexpectedly (${message}); still watching\n`);
+    }
   };
 
   const started = performance.now();
