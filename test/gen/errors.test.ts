@@ -147,9 +147,21 @@ describe("the CLI", () => {
   });
 
   it("an empty tools folder is a clear message", () => {
-    mkdirSync(path.join(root, "empty"));
+    mkdirSync(path.join(root, "empty"), { recursive: true });
     const result = run(["--tools", "empty"], root);
     expect(result).toEqual({ code: 1, stdout: "", stderr: "error: tools folder empty has no .ts files; write a tool there (an exported, JSDoc-commented function)\ngen: 1 error; nothing written\n" });
+  });
+
+  it("--check and --watch together are refused", () => {
+    const result = run(["--check", "--watch"], root);
+    expect(result.code).toBe(1);
+    expect(result.stderr.startsWith("error: --check and --watch cannot be combined\nusage: npm run gen")).toBe(true);
+  });
+
+  it("--tools=<dir> works like --tools <dir>", () => {
+    mkdirSync(path.join(root, "empty"), { recursive: true });
+    const result = run(["--tools=empty"], root);
+    expect(result.stderr).toContain("error: tools folder empty has no .ts files");
   });
 
   it("an unknown flag shows the usage", () => {
