@@ -11,12 +11,13 @@ import { PassThrough } from "node:stream";
 import { runAgentCli } from "../../src/cli/run-agent-cli.js";
 import { ToolGenerator } from "../../src/gen/tool-generator.js";
 import type { ChatMessage } from "../../src/runtime/messages.js";
+import { SENTINEL_API_KEY } from "../support/sentinel-key.js";
 
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const fixtureToolsDir = path.join(projectRoot, "test/cli/fixtures/tools");
 
 /** Must never appear in any output or transcript. */
-export const SENTINEL_KEY = "sk-sentinel-7f3a9c1e5b2d4086-DO-NOT-LEAK";
+export const SENTINEL_KEY = SENTINEL_API_KEY;
 
 export function tempDir(): string {
   return mkdtempSync(path.join(tmpdir(), "sigloop-cli-"));

@@ -10,6 +10,7 @@ import { loadSchemas } from "../../../src/runtime/load-schemas.js";
 import { createTurnRequester } from "../../../src/runtime/model-client.js";
 import { createToolExecutor } from "../../../src/runtime/tool-executor.js";
 import type { ToolExecutor } from "../../../src/runtime/types.js";
+import { SENTINEL_API_KEY } from "../../support/sentinel-key.js";
 import { startScriptedServer, type ScriptedServer } from "../../support/scripted-server.js";
 import { tempDir, writeFixtureSchemas } from "../../cli/support.js";
 import { historyProblems } from "./fakes.js";
@@ -29,7 +30,7 @@ afterAll(() => server.close());
 function agent(extra: Partial<AgentOptions> = {}) {
   const events: AgentEvent[] = [];
   const created = createAgent({
-    requestTurn: createTurnRequester({ apiKey: "test", baseURL: server.baseURL, maxRetries: 2, idleTimeoutMs: 2_000 }),
+    requestTurn: createTurnRequester({ apiKey: SENTINEL_API_KEY, baseURL: server.baseURL, maxRetries: 2, idleTimeoutMs: 2_000 }),
     executor,
     model: "scripted",
     systemPrompt: "sys",

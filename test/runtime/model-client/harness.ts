@@ -5,9 +5,10 @@ import { ModelRequestError } from "../../../src/runtime/model-errors.js";
 import type { ChatMessage } from "../../../src/runtime/messages.js";
 import type { ModelTurn, TurnRequest } from "../../../src/runtime/types.js";
 import type { ToolDefinition } from "../../../src/shared/schemas-file.js";
+import { SENTINEL_API_KEY } from "../../support/sentinel-key.js";
 import { startScriptedServer, type Script, type ScriptedServer } from "../../support/scripted-server.js";
 
-export const API_KEY = "sk-test-SENTINEL-0123456789abcdef";
+export const API_KEY = SENTINEL_API_KEY;
 
 export const TOOLS: ToolDefinition[] = [
   {
