@@ -5,52 +5,37 @@
  */
 import { appendFileSync, cpSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { INTERRUPTED_TOOL_RESULT } from "../../src/runtime/interrupted-tool-calls.js";
-import { httpError, modelNotFound, startScriptedServer, type ScriptedServer } from "../support/scripted-server.js";
-import { cliEnv, readTranscriptLines, runCliInProcess, SENTINEL_KEY, tempDir, writeFixtureSchemas, type CliRun } from "./support.js";
+import { httpError, modelNotFound, startScriptedServer } from "../support/scripted-server.js";
+import { cliEnv, readTranscriptLines, runCliInProcess, tempDir, useCliFixture, writeFixtureSchemas, type CliRun } from "./support.js";
 
-let server: ScriptedServer;
-let dir: string;
-let schemas: string;
-const outputs: string[] = [];
+const fx = useCliFixture();
+beforeEach(() => fx.server.setScript([]));
 
-beforeAll(async () => {
-  server = await startScriptedServer({ script: [] });
-  dir = tempDir();
-  schemas = writeFixtureSchemas(dir);
-});
-afterAll(async () => {
-  await server.close();
-  // Secrets: across every run of this file, the key appeared in no output and no transcript.
-  expect(outputs.join("\n")).not.toContain(SENTINEL_KEY);
-  expect(outputs.join("\n")).not.toContain(SENTINEL_KEY.slice(-8));
-});
-beforeEach(() => server.setScript([]));
-
-async function cli(argv: string[], env = cliEnv(server.baseURL)): Promise<CliRun> {
-  const run = await runCliInProcess(["--schemas", schemas, ...argv], env, dir);
-  outputs.push(run.stdout, run.stderr);
+async function cli(argv: string[], env = cliEnv(fx.server.baseURL)): Promise<CliRun> {
+  const run = await runCliInProcess(["--schemas", fx.schemas, ...argv], env, fx.dir);
+  fx.outputs.push(run.stdout, run.stderr);
   return run;
 }
 
 function transcriptText(file: string): string {
   const text = readFileSync(file, "utf8");
-  outputs.push(text);
+  fx.outputs.push(text);
   return text;
 }
 
 function lastRequestMessages(): unknown[] {
-  return server.requests.at(-1)?.body?.messages as unknown[];
+  return fx.server.requests.at(-1)?.body?.messages as unknown[];
 }
 
 describe("one prompt", () => {
   it("prints only the answer on stdout and the progress on stderr; flags before and after the prompt", async () => {
-    server.setScript([
+    fx.server.setScript([
       { content: "Checking.", toolCalls: [{ id: "c1", name: "echo", arguments: '{"text":"a long argument that goes on"}' }, { id: "c2", name: "fail", arguments: "" }], usage: { prompt: 50, completion: 5, cached: 32 } },
       { content: "The answer." },
     ]);
-    const transcript = path.join(dir, "one.jsonl");
+    const transcript = path.join(fx.dir, "one.jsonl");
     const run = await cli(["--max-turns", "4", "what", "is", "it?", "--transcript", transcript, "--model=other-model"]);
     expect(run).toMatchObject({ code: 0, stdout: "The answer.\n" });
     expect(run.stderr).toContain("turn 1");
@@ -60,29 +45,29 @@ describe("one prompt", () => {
     expect(run.stderr).toContain("tokens: 50 in (32 cached), 5 out");
     expect(run.stderr).toContain("answered after 2 turns");
     expect(run.stderr).not.toMatch(/\u001b\[/);
-    const body = server.requests.at(-1)?.body;
+    const body = fx.server.requests.at(-1)?.body;
     expect(body?.model).toBe("other-model");
     expect((body?.messages as Array<{ content: string }>)[1]?.content).toBe("what is it?");
-    expect(server.requests.map((r) => r.violations)).toEqual([[], []]);
-    // The tools list was byte-identical on both requests (the server flags any change within a conversation).
-    expect(server.requests.flatMap((r) => r.flags)).toEqual([]);
+    expect(fx.server.requests.map((r) => r.violations)).toEqual([[], []]);
+    // The tools list was byte-identical on both requests (the fx.server flags any change within a conversation).
+    expect(fx.server.requests.flatMap((r) => r.flags)).toEqual([]);
     // The transcript is exactly the last request's messages plus the answer.
     transcriptText(transcript);
     expect(readTranscriptLines(transcript)).toEqual([...lastRequestMessages(), { role: "assistant", content: "The answer." }]);
   });
 
   it("stops at the turn limit: nothing on stdout, exit 1, says how to raise it", async () => {
-    server.setScript(() => ({ toolCalls: [{ id: "c", name: "echo", arguments: '{"text":"again"}' }] }));
+    fx.server.setScript(() => ({ toolCalls: [{ id: "c", name: "echo", arguments: '{"text":"again"}' }] }));
     const run = await cli(["--max-turns", "2", "loop forever", "--no-stream"]);
     expect(run.code).toBe(1);
     expect(run.stdout).toBe("");
     expect(run.stderr).toContain("turn limit was reached (2 model requests)");
     expect(run.stderr).toContain("--max-turns");
-    expect(server.requests.slice(-2).map((r) => r.body?.stream === true)).toEqual([false, false]);
+    expect(fx.server.requests.slice(-2).map((r) => r.body?.stream === true)).toEqual([false, false]);
   });
 
   it("retries a turn cut by the token limit, then stops clearly (exit 4)", async () => {
-    server.setScript(() => ({ content: "cut sho", finishReason: "length" }));
+    fx.server.setScript(() => ({ content: "cut sho", finishReason: "length" }));
     const run = await cli(["write a novel"]);
     expect(run.code).toBe(4);
     expect(run.stdout).toBe("");
@@ -92,12 +77,12 @@ describe("one prompt", () => {
   });
 
   it("stops on content_filter and unknown finish reasons without running tools (exit 4)", async () => {
-    server.setScript([{ toolCalls: [{ id: "c", name: "fail", arguments: "{}" }], finishReason: "content_filter" }]);
+    fx.server.setScript([{ toolCalls: [{ id: "c", name: "fail", arguments: "{}" }], finishReason: "content_filter" }]);
     const filtered = await cli(["x"]);
     expect(filtered.code).toBe(4);
     expect(filtered.stderr).toContain("content filter");
     expect(filtered.stderr).not.toContain("→ fail");
-    server.setScript([{ content: "hm", finishReason: "eos_weird" }]);
+    fx.server.setScript([{ content: "hm", finishReason: "eos_weird" }]);
     const unknown = await cli(["x"]);
     expect(unknown.code).toBe(4);
     expect(unknown.stderr).toContain('unknown finish_reason "eos_weird"');
@@ -118,7 +103,7 @@ describe("API errors: exit 3, status, the API's message and a hint; never the ke
   });
 
   it("model not found names the status and the variable to set", async () => {
-    server.setScript([modelNotFound("scripted-model")]);
+    fx.server.setScript([modelNotFound("scripted-model")]);
     const run = await cli(["hi"]);
     expect(run.code).toBe(3);
     expect(run.stderr).toContain("404");
@@ -126,7 +111,7 @@ describe("API errors: exit 3, status, the API's message and a hint; never the ke
   });
 
   it("a 500 that persists is retried, then reported with its status", async () => {
-    server.setScript(() => httpError(500, "upstream exploded", { headers: { "retry-after-ms": "1" } }));
+    fx.server.setScript(() => httpError(500, "upstream exploded", { headers: { "retry-after-ms": "1" } }));
     const run = await cli(["hi"]);
     expect(run.code).toBe(3);
     expect(run.stderr).toContain("retry 1 of");
@@ -145,7 +130,7 @@ describe("API errors: exit 3, status, the API's message and a hint; never the ke
 
 describe("usage and setup errors", () => {
   it("exit 2 for an unknown flag (named), a flag without value, a missing key, no prompt without a terminal", async () => {
-    const requestsBefore = server.requests.length;
+    const requestsBefore = fx.server.requests.length;
     const unknown = await cli(["--verbose", "hi"]);
     expect(unknown).toMatchObject({ code: 2, stdout: "" });
     expect(unknown.stderr).toContain("unknown flag --verbose");
@@ -154,7 +139,7 @@ describe("usage and setup errors", () => {
     expect(noValue.stderr).toContain("--max-turns needs a value");
     const badNumber = await cli(["hi", "--max-turns", "zero"]);
     expect(badNumber.code).toBe(2);
-    const noKey = await cli(["hi"], { ...cliEnv(server.baseURL), OPENAI_API_KEY: "" });
+    const noKey = await cli(["hi"], { ...cliEnv(fx.server.baseURL), OPENAI_API_KEY: "" });
     expect(noKey.code).toBe(2);
     expect(noKey.stderr).toContain("OPENAI_API_KEY is not set");
     const badURL = await cli(["hi"], cliEnv("localhost:8080"));
@@ -163,7 +148,7 @@ describe("usage and setup errors", () => {
     const noPrompt = await cli([]);
     expect(noPrompt.code).toBe(2);
     expect(noPrompt.stderr).toContain("no prompt given");
-    expect(server.requests).toHaveLength(requestsBefore);
+    expect(fx.server.requests).toHaveLength(requestsBefore);
   });
 
   it("--help prints the usage with the exit codes and exits 0", async () => {
@@ -173,9 +158,9 @@ describe("usage and setup errors", () => {
     expect(run.stdout).toContain("130 interrupted");
   });
 
-  it("missing or stale schemas stop with 'run npm run gen' (exit 5) before any request", async () => {
-    const requestsBefore = server.requests.length;
-    const missing = await runCliInProcess(["--schemas", path.join(dir, "nope.json"), "hi"], cliEnv(server.baseURL), dir);
+  it("missing or stale fx.schemas stop with 'run npm run gen' (exit 5) before any request", async () => {
+    const requestsBefore = fx.server.requests.length;
+    const missing = await runCliInProcess(["--schemas", path.join(fx.dir, "nope.json"), "hi"], cliEnv(fx.server.baseURL), fx.dir);
     expect(missing.code).toBe(5);
     expect(missing.stderr).toContain("run npm run gen");
 
@@ -184,15 +169,15 @@ describe("usage and setup errors", () => {
     for (const tool of ["echo.ts", "fail.ts"]) cpSync(path.resolve(import.meta.dirname, "fixtures/tools", tool), path.join(toolsDir, tool));
     const staleSchemas = writeFixtureSchemas(staleDir, toolsDir);
     appendFileSync(path.join(toolsDir, "echo.ts"), "\n// changed after generation\n");
-    const stale = await runCliInProcess(["--schemas", staleSchemas, "hi"], cliEnv(server.baseURL), dir);
+    const stale = await runCliInProcess(["--schemas", staleSchemas, "hi"], cliEnv(fx.server.baseURL), fx.dir);
     expect(stale.code).toBe(5);
     expect(stale.stderr).toContain("out of date");
     expect(stale.stderr).toMatch(/run npm run gen/i);
-    expect(server.requests).toHaveLength(requestsBefore);
+    expect(fx.server.requests).toHaveLength(requestsBefore);
   });
 
   it("--transcript refuses a file that already holds a conversation", async () => {
-    const file = path.join(dir, "taken.jsonl");
+    const file = path.join(fx.dir, "taken.jsonl");
     writeFileSync(file, '{"role":"user","content":"x"}\n');
     const run = await cli(["hi", "--transcript", file]);
     expect(run.code).toBe(2);
@@ -202,8 +187,8 @@ describe("usage and setup errors", () => {
 
 describe("resume", () => {
   it("sends the file's messages unchanged plus the new prompt, and appends to the same file", async () => {
-    const file = path.join(dir, "resume.jsonl");
-    server.setScript([{ toolCalls: [{ id: "c1", name: "echo", arguments: '{"text":"1"}' }] }, { content: "first answer" }, { content: "second answer" }]);
+    const file = path.join(fx.dir, "resume.jsonl");
+    fx.server.setScript([{ toolCalls: [{ id: "c1", name: "echo", arguments: '{"text":"1"}' }] }, { content: "first answer" }, { content: "second answer" }]);
     expect((await cli(["first", "--transcript", file])).code).toBe(0);
     const before = readTranscriptLines(file);
     const run = await cli(["--resume", file, "second"]);
@@ -214,8 +199,8 @@ describe("resume", () => {
   });
 
   it("ignores a torn last line with a warning and starts new lines on a fresh line", async () => {
-    const file = path.join(dir, "torn.jsonl");
-    server.setScript([{ content: "one" }, { content: "two" }, { content: "three" }]);
+    const file = path.join(fx.dir, "torn.jsonl");
+    fx.server.setScript([{ content: "one" }, { content: "two" }, { content: "three" }]);
     await cli(["first", "--transcript", file]);
     const complete = readTranscriptLines(file);
     appendFileSync(file, '{"role":"user","content":"half a li');
@@ -232,7 +217,7 @@ describe("resume", () => {
   });
 
   it("answers tool calls left without results (killed mid-tool) as interrupted, in the file too", async () => {
-    const file = path.join(dir, "mid-tool.jsonl");
+    const file = path.join(fx.dir, "mid-tool.jsonl");
     const calls = [
       { id: "k1", type: "function", function: { name: "echo", arguments: '{"text":"a"}' } },
       { id: "k2", type: "function", function: { name: "echo", arguments: '{"text":"b"}' } },
@@ -244,7 +229,7 @@ describe("resume", () => {
       { role: "tool", tool_call_id: "k1", content: "echo: a" },
     ];
     writeFileSync(file, prefix.map((m) => `${JSON.stringify(m)}\n`).join(""));
-    server.setScript([{ content: "resumed" }]);
+    fx.server.setScript([{ content: "resumed" }]);
     const run = await cli(["--resume", file, "go on"]);
     expect(run).toMatchObject({ code: 0, stdout: "resumed\n" });
     expect(run.stderr).toContain('answered as "interrupted"');
@@ -254,7 +239,7 @@ describe("resume", () => {
   });
 
   it("refuses a resume file with a complete line that is not a chat message", async () => {
-    const file = path.join(dir, "bad.jsonl");
+    const file = path.join(fx.dir, "bad.jsonl");
     writeFileSync(file, '{"role":"wizard","content":"x"}\n');
     const run = await cli(["--resume", file, "go"]);
     expect(run.code).toBe(2);

@@ -4,54 +4,41 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readTranscript } from "../../src/runtime/transcript.js";
-import { startScriptedServer, type RecordedRequest, type ScriptedServer, type ScriptStep } from "../support/scripted-server.js";
+import type { RecordedRequest, ScriptStep } from "../support/scripted-server.js";
 import { historyProblems } from "../runtime/loop/fakes.js";
-import { cliEnv, readTranscriptLines, runCliInProcess, SENTINEL_KEY, spawnCli, tempDir, writeFixtureSchemas } from "./support.js";
+import { cliEnv, readTranscriptLines, runCliInProcess, spawnCli, useCliFixture } from "./support.js";
 
-let server: ScriptedServer;
-let dir: string;
-let schemas: string;
-const outputs: string[] = [];
-
-beforeAll(async () => {
-  server = await startScriptedServer({ script: [] });
-  dir = tempDir();
-  schemas = writeFixtureSchemas(dir);
-});
-afterAll(async () => {
-  await server.close();
-  expect(outputs.join("\n")).not.toContain(SENTINEL_KEY);
-});
+const fx = useCliFixture();
 
 function spawnAgent(argv: string[]) {
-  const child = spawnCli(["--schemas", schemas, ...argv], cliEnv(server.baseURL));
-  void child.done.then((run) => outputs.push(run.stdout, run.stderr));
+  const child = spawnCli(["--schemas", fx.schemas, ...argv], cliEnv(fx.server.baseURL));
+  void child.done.then((run) => fx.outputs.push(run.stdout, run.stderr));
   return child;
 }
 
 async function waitForRequest(count: number): Promise<void> {
-  await server.waitForRequests(count, 20_000);
+  await fx.server.waitForRequests(count, 20_000);
 }
 
 describe("the real process", () => {
   it("answers with stdin closed and no terminal: exit 0, stdout is the answer alone", async () => {
-    server.setScript([{ toolCalls: [{ id: "c1", name: "echo", arguments: '{"text":"x"}' }] }, { content: "forty-two" }]);
+    fx.server.setScript([{ toolCalls: [{ id: "c1", name: "echo", arguments: '{"text":"x"}' }] }, { content: "forty-two" }]);
     // As under `npm run`, the process starts in the project root and INIT_CWD is where the user was.
-    const child = spawnCli(["--schemas", schemas, "--no-stream", "what is the answer?", "--max-turns", "3", "--transcript", "relative.jsonl"], cliEnv(server.baseURL, { INIT_CWD: dir }));
+    const child = spawnCli(["--schemas", fx.schemas, "--no-stream", "what is the answer?", "--max-turns", "3", "--transcript", "relative.jsonl"], cliEnv(fx.server.baseURL, { INIT_CWD: fx.dir }));
     const run = await child.done;
-    outputs.push(run.stdout, run.stderr);
+    fx.outputs.push(run.stdout, run.stderr);
     expect(run.stdout).toBe("forty-two\n");
     expect(run.code).toBe(0);
     expect(run.stderr).toContain("→ echo");
-    expect(readTranscriptLines(path.join(dir, "relative.jsonl")).at(-1)).toEqual({ role: "assistant", content: "forty-two" });
+    expect(readTranscriptLines(path.join(fx.dir, "relative.jsonl")).at(-1)).toEqual({ role: "assistant", content: "forty-two" });
   });
 
   it("Ctrl-C during a request: 'interrupted', exit 130, transcript intact without made-up messages", async () => {
-    const file = path.join(dir, "sigint-request.jsonl");
-    const before = server.requests.length;
-    server.setScript([{ content: "too late", delayMs: 30_000 }]);
+    const file = path.join(fx.dir, "sigint-request.jsonl");
+    const before = fx.server.requests.length;
+    fx.server.setScript([{ content: "too late", delayMs: 30_000 }]);
     const child = spawnAgent(["hello", "--transcript", file]);
     await waitForRequest(before + 1);
     child.kill("SIGINT");
@@ -63,9 +50,9 @@ describe("the real process", () => {
   });
 
   it("Ctrl-C during a tool: exit 130; the unanswered call is answered 'interrupted' on resume", async () => {
-    const file = path.join(dir, "sigint-tool.jsonl");
-    const before = server.requests.length;
-    server.setScript([{ toolCalls: [{ id: "w1", name: "wait_for_abort", arguments: "{}" }] }]);
+    const file = path.join(fx.dir, "sigint-tool.jsonl");
+    const before = fx.server.requests.length;
+    fx.server.setScript([{ toolCalls: [{ id: "w1", name: "wait_for_abort", arguments: "{}" }] }]);
     const child = spawnAgent(["wait", "--transcript", file]);
     await waitForRequest(before + 1);
     // The assistant line is written before the tool runs: once it is there, the tool is running.
@@ -76,9 +63,9 @@ describe("the real process", () => {
     expect(run.stderr).toContain("interrupted");
     expect(readTranscriptLines(file).map((m) => m.role)).toEqual(["system", "user", "assistant"]);
 
-    server.setScript([{ content: "resumed fine" }]);
-    const resumed = await runCliInProcess(["--schemas", schemas, "--resume", file, "continue"], cliEnv(server.baseURL), dir);
-    outputs.push(resumed.stdout, resumed.stderr);
+    fx.server.setScript([{ content: "resumed fine" }]);
+    const resumed = await runCliInProcess(["--schemas", fx.schemas, "--resume", file, "continue"], cliEnv(fx.server.baseURL), fx.dir);
+    fx.outputs.push(resumed.stdout, resumed.stderr);
     expect(resumed).toMatchObject({ code: 0, stdout: "resumed fine\n" });
     expect(readTranscriptLines(file).map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "user", "assistant"]);
   });
@@ -98,11 +85,11 @@ describe("SIGKILL at random points, then --resume", () => {
   };
 
   it(`kills the process ${RUNS} times; each transcript is valid JSON lines and resumes to an answer`, async () => {
-    server.setScript(slowConversation);
+    fx.server.setScript(slowConversation);
     const seen = new Set<number>();
     for (let i = 0; i < RUNS; i += 1) {
-      const file = path.join(dir, `kill-${i}.jsonl`);
-      const before = server.requests.length;
+      const file = path.join(fx.dir, `kill-${i}.jsonl`);
+      const before = fx.server.requests.length;
       const child = spawnAgent(["go", "--transcript", file]);
       // Spread the kills over the conversation: after a random number of requests, plus a random moment.
       const requestsBeforeKill = 1 + Math.floor(Math.random() * 7);
@@ -120,8 +107,8 @@ describe("SIGKILL at random points, then --resume", () => {
       lines.slice(0, -1).forEach((line) => JSON.parse(line));
       seen.add(reading.messages.length);
 
-      const resumed = await runCliInProcess(["--schemas", schemas, "--resume", file, "continue"], cliEnv(server.baseURL), dir);
-      outputs.push(resumed.stdout, resumed.stderr);
+      const resumed = await runCliInProcess(["--schemas", fx.schemas, "--resume", file, "continue"], cliEnv(fx.server.baseURL), fx.dir);
+      fx.outputs.push(resumed.stdout, resumed.stderr);
       expect(resumed.stderr).not.toContain("API error");
       expect(resumed).toMatchObject({ code: 0, stdout: "finished\n" });
       const after = readTranscript(file);

@@ -8,10 +8,12 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { PassThrough } from "node:stream";
+import { afterAll, beforeAll, expect } from "vitest";
 import { runAgentCli } from "../../src/cli/run-agent-cli.js";
 import { ToolGenerator } from "../../src/gen/tool-generator.js";
 import type { ChatMessage } from "../../src/runtime/messages.js";
 import { SENTINEL_API_KEY } from "../support/sentinel-key.js";
+import { startScriptedServer, type ScriptedServer } from "../support/scripted-server.js";
 
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const fixtureToolsDir = path.join(projectRoot, "test/cli/fixtures/tools");
@@ -85,4 +87,29 @@ export function readTranscriptLines(file: string): ChatMessage[] {
 
 export function cliEnv(baseURL: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return { OPENAI_API_KEY: SENTINEL_KEY, OPENAI_BASE_URL: baseURL, AGENT_MODEL: "scripted-model", NO_COLOR: "1", ...extra };
+}
+
+export interface CliFixture {
+  server: ScriptedServer;
+  /** A temporary directory holding the fixture tools' schemas file. */
+  dir: string;
+  schemas: string;
+  /** Every stdout and stderr a test saw; after the file, the key must be in none of them. */
+  outputs: string[];
+}
+
+/** Per test file: one scripted server and a schemas file, and, at the end, the check that the key never leaked. */
+export function useCliFixture(): CliFixture {
+  const fixture = { outputs: [] } as unknown as CliFixture;
+  beforeAll(async () => {
+    fixture.server = await startScriptedServer({ script: [] });
+    fixture.dir = tempDir();
+    fixture.schemas = writeFixtureSchemas(fixture.dir);
+  });
+  afterAll(async () => {
+    await fixture.server.close();
+    expect(fixture.outputs.join("\n")).not.toContain(SENTINEL_KEY);
+    expect(fixture.outputs.join("\n")).not.toContain(SENTINEL_KEY.slice(-8));
+  });
+  return fixture;
 }
