@@ -93,8 +93,12 @@ export function createTurnRequester(options: TurnRequesterOptions): TurnRequeste
   return async (request) => {
     for (let resend = 0; ; resend += 1) {
       const watch = newRequestWatch(request.signal);
+      // The SDK adds an abort listener to the signal it is given and never removes it: given the run's
+      // signal, a long run would pile up one per request. It gets one of its own, dropped with the request.
+      const requestAbort = new AbortController();
       try {
-        return await untilAborted(watchRequest(watch, () => requestOnce(client, request, watch, baseURL)), request.signal);
+        const work = watchRequest(watch, () => requestOnce(client, request, requestAbort.signal, watch, baseURL));
+        return await untilAborted(work, request.signal, requestAbort);
       } catch (error) {
         const failure = toModelRequestError(error, {
           baseURL,
@@ -120,25 +124,29 @@ export function createTurnRequester(options: TurnRequesterOptions): TurnRequeste
   };
 }
 
-async function requestOnce(client: OpenAI, request: TurnRequest, watch: RequestWatch, baseURL: string): Promise<ModelTurn> {
+async function requestOnce(client: OpenAI, request: TurnRequest, signal: AbortSignal, watch: RequestWatch, baseURL: string): Promise<ModelTurn> {
   const body = {
     model: request.model,
     messages: [...request.messages] satisfies ChatCompletionMessageParam[],
     ...(request.tools.length > 0 ? { tools: [...request.tools] satisfies ChatCompletionTool[] } : {}),
   } satisfies ChatCompletionCreateParams;
   const raw = request.stream
-    ? await streamedTurn(client, body, request, watch, baseURL)
-    : await plainTurn(client, body, request, baseURL);
+    ? await streamedTurn(client, body, request, signal, watch, baseURL)
+    : await plainTurn(client, body, signal, baseURL);
   return normalizeTurn(raw);
 }
 
 type BaseBody = Pick<ChatCompletionCreateParams, "model" | "messages" | "tools">;
 
-async function streamedTurn(client: OpenAI, body: BaseBody, request: TurnRequest, watch: RequestWatch, baseURL: string): Promise<RawTurn> {
-  const stream = await client.chat.completions.create(
-    { ...body, stream: true, stream_options: { include_usage: true } },
-    { signal: request.signal },
-  );
+async function streamedTurn(
+  client: OpenAI,
+  body: BaseBody,
+  request: TurnRequest,
+  signal: AbortSignal,
+  watch: RequestWatch,
+  baseURL: string,
+): Promise<RawTurn> {
+  const stream = await client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal });
   const assembler = new StreamAssembler();
   // The SDK ends the iteration quietly when the request is aborted (by the caller or the idle timeout),
   // so both are checked after the loop: a stream cut that way is never taken as complete.
@@ -161,8 +169,8 @@ async function streamedTurn(client: OpenAI, body: BaseBody, request: TurnRequest
   return raw;
 }
 
-async function plainTurn(client: OpenAI, body: BaseBody, request: TurnRequest, baseURL: string): Promise<RawTurn> {
-  const completion: unknown = await client.chat.completions.create({ ...body, stream: false }, { signal: request.signal });
+async function plainTurn(client: OpenAI, body: BaseBody, signal: AbortSignal, baseURL: string): Promise<RawTurn> {
+  const completion: unknown = await client.chat.completions.create({ ...body, stream: false }, { signal });
   if (typeof completion === "string" || !isRecord(completion)) {
     const start = typeof completion === "string" ? `: ${completion.replace(/\s+/g, " ").slice(0, 80)}` : "";
     throw malformed(`malformed response from ${baseURL}: not valid JSON${start}`);
@@ -181,14 +189,19 @@ async function plainTurn(client: OpenAI, body: BaseBody, request: TurnRequest, b
 /**
  * Settles with `work`, or rejects as soon as `signal` aborts: the SDK sleeps between retries without
  * watching the signal, and Ctrl-C must not wait for a backoff. What `work` does afterwards is ignored.
+ * `request` (the signal the SDK was given) is aborted with it, and `signal` keeps no listener afterwards.
  */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal, request: AbortController): Promise<T> {
   if (signal.aborted) {
+    request.abort(signal.reason);
     work.catch(() => undefined);
     return Promise.reject(new Error("aborted"));
   }
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new Error("aborted"));
+    const onAbort = () => {
+      request.abort(signal.reason);
+      reject(new Error("aborted"));
+    };
     signal.addEventListener("abort", onAbort, { once: true });
     work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });

@@ -61,8 +61,15 @@ export function createWatchedFetch(options: WatchedFetchOptions): typeof fetch {
     if (watch === undefined) return fetch(input, init);
     watch.attempts += 1;
     watch.responded = false;
+    // Aborted by the SDK's signal or by the idle timeout. Linked by hand: `AbortSignal.any` costs more per
+    // request than the rest of this wrapper, and the SDK's signal lives no longer than this attempt.
     const idle = new AbortController();
-    const signal = init?.signal ? AbortSignal.any([init.signal, idle.signal]) : idle.signal;
+    const sdkSignal = init?.signal;
+    if (sdkSignal) {
+      if (sdkSignal.aborted) idle.abort(sdkSignal.reason);
+      else sdkSignal.addEventListener("abort", () => idle.abort(sdkSignal.reason), { once: true });
+    }
+    const signal = idle.signal;
     const willRetry = () => !watch.userSignal.aborted && watch.attempts <= options.maxRetries;
     const retry = { retry: watch.attempts, maxRetries: options.maxRetries };
 
@@ -112,25 +119,56 @@ function withHeader(response: Response, name: string, value: string): Response {
 /** Passes the body through, calling `onIdle` when no bytes arrived for `idleMs` since headers or the last chunk. */
 function withIdleTimeout(response: Response, idleMs: number, watch: RequestWatch, onIdle: () => void): Response {
   if (response.body === null) return response;
+  // A chunk only notes its time: one timer per response, re-armed for the rest of the silence when it
+  // fires early, costs less than clearing and setting a timer on every chunk.
+  let lastChunkAt = performance.now();
   let timer: NodeJS.Timeout | undefined;
-  const stop = () => clearTimeout(timer);
-  const arm = () => {
-    stop();
-    timer = setTimeout(onIdle, idleMs);
+  const stop = () => {
+    clearTimeout(timer);
+    timer = undefined;
+  };
+  const armFor = (ms: number) => {
+    timer = setTimeout(() => {
+      const silence = performance.now() - lastChunkAt;
+      if (silence >= idleMs) onIdle();
+      else armFor(idleMs - silence);
+    }, ms);
     // A finished or abandoned body must not keep the process alive.
     timer.unref();
   };
+  const arm = () => {
+    lastChunkAt = performance.now();
+  };
   watch.stopIdleTimer = stop;
-  arm();
-  const body = response.body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
+  armFor(idleMs);
+  // A pull-through stream rather than `pipeThrough` a TransformStream: one read per chunk, without the
+  // pipe's extra promises and queues on every chunk of every response.
+  const reader = response.body.getReader();
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        let next: Awaited<ReturnType<typeof reader.read>>;
+        try {
+          next = await reader.read();
+        } catch (error) {
+          stop();
+          throw error;
+        }
+        if (next.done) {
+          stop();
+          controller.close();
+          return;
+        }
         arm();
-        watch.tail = lastBytes(watch.tail, chunk);
-        controller.enqueue(chunk);
+        watch.tail = lastBytes(watch.tail, next.value);
+        controller.enqueue(next.value);
       },
-      flush: stop,
-    }),
+      cancel(reason) {
+        stop();
+        return reader.cancel(reason);
+      },
+    },
+    { highWaterMark: 0 },
   );
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
