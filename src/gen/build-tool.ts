@@ -1,4 +1,5 @@
-import { Node, ts, type ParameterDeclaration } from "ts-morph";
+import type { ParameterDeclaration } from "ts-morph";
+import { Node, ts } from "./compiler.js";
 import type { CallingConvention, JsonSchema, JsonValue, ParametersSchema, ToolDefinition } from "../shared/schemas-file.js";
 import { diagnosticAt, hasErrors, type Diagnostic } from "./diagnostic.js";
 import { docHost, type DiscoveredTool } from "./discover-tools.js";

@@ -1,4 +1,5 @@
-import { Node, type ArrowFunction, type FunctionDeclaration, type FunctionExpression, type SourceFile } from "ts-morph";
+import type { ArrowFunction, FunctionDeclaration, FunctionExpression, SourceFile } from "ts-morph";
+import { Node } from "./compiler.js";
 import { diagnosticAt, type Diagnostic } from "./diagnostic.js";
 
 export type ToolFunction = FunctionDeclaration | ArrowFunction | FunctionExpression;

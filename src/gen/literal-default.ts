@@ -1,4 +1,5 @@
-import { Node, ts, type Expression } from "ts-morph";
+import type { Expression } from "ts-morph";
+import { Node, ts } from "./compiler.js";
 import type { JsonValue } from "../shared/schemas-file.js";
 
 /**

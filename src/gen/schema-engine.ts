@@ -1,4 +1,4 @@
-import { ts } from "ts-morph";
+import { ts } from "./compiler.js";
 import type { Definition, JsonSchemaGenerator } from "typescript-json-schema";
 import { loadTypescriptJsonSchema } from "./shared-compiler.js";
 

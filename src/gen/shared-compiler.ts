@@ -1,6 +1,6 @@
 import { createRequire, Module } from "node:module";
 import path from "node:path";
-import { ts } from "ts-morph";
+import { ts } from "./compiler.js";
 import type * as Tsjs from "typescript-json-schema";
 
 const require = createRequire(import.meta.url);

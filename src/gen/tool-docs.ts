@@ -1,4 +1,5 @@
-import { Node, ts, type ParameterDeclaration } from "ts-morph";
+import type { ParameterDeclaration } from "ts-morph";
+import { Node, ts } from "./compiler.js";
 import { VALIDATION_TAGS } from "./keywords.js";
 
 /** A validation tag as written, e.g. `@minimum 1`. */

@@ -1,7 +1,7 @@
 import { builtinModules, createRequire } from "node:module";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { Project, ts } from "ts-morph";
+import { Project, ts } from "./compiler.js";
 
 /**
  * Compiler options for reflecting over tools, wherever the tools folder is (it need not be under any

@@ -1,4 +1,4 @@
-import { ts } from "ts-morph";
+import { ts } from "./compiler.js";
 import type { Diagnostic } from "./diagnostic.js";
 
 /** The compiler's own diagnostics for one file (or the whole program), as our Diagnostic values. */

@@ -1,0 +1,82 @@
+import { createHash } from "node:crypto";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createRequire, Module } from "node:module";
+import path from "node:path";
+import { Script } from "node:vm";
+
+/** Scripts compiled without a usable cache; their code cache is written when the process exits. */
+const unsaved: { script: Script; cacheFile: string }[] = [];
+
+/**
+ * `require` of one CommonJS file, compiled through a V8 code cache kept in `node_modules/.cache/sigloop/`.
+ * The TypeScript compiler is 9 MB of JavaScript: compiling it, and then each of its functions the first
+ * time a run calls it, is a fixed share of every cold `gen` (~0.3 s of 2–3 s at 500 tools). The cache is
+ * written at the end of the first run, so it holds the functions that run needed; later runs deserialize
+ * them instead. (Node 22's `module.enableCompileCache` does this; Node 20 has no such switch.)
+ *
+ * The cache is keyed by the file's path, size and modification time and by the Node version, and V8
+ * refuses a cache from another V8 or other flags; a refused, missing or unwritable cache only costs speed.
+ */
+export function requireWithCodeCache(file: string): unknown {
+  const require = createRequire(file);
+  const loaded = require.cache[file];
+  if (loaded !== undefined) return loaded.exports;
+  const cacheFile = cacheFileFor(file);
+  const cachedData = cacheFile === undefined ? undefined : readOptional(cacheFile);
+  const script = new Script(Module.wrap(readFileSync(file, "utf8")), { filename: file, ...(cachedData === undefined ? {} : { cachedData }) });
+  if (cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected === true)) {
+    if (unsaved.length === 0) process.once("exit", writeCaches);
+    unsaved.push({ script, cacheFile });
+  }
+  const module = new Module(file);
+  module.filename = file;
+  require.cache[file] = module;
+  try {
+    const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
+    wrapper.call(module.exports, module.exports, require, module, file, path.dirname(file));
+  } catch (error) {
+    delete require.cache[file];
+    throw error;
+  }
+  module.loaded = true;
+  return module.exports;
+}
+
+function cacheFileFor(file: string): string | undefined {
+  const marker = `${path.sep}node_modules${path.sep}`;
+  const at = file.indexOf(marker);
+  if (at < 0) return undefined;
+  const { size, mtimeMs } = statSync(file);
+  const key = [file, size, mtimeMs, process.version, process.arch].join("\0");
+  return path.join(file.slice(0, at + marker.length), ".cache", "sigloop", `${path.basename(file)}-${hash(file)}-${hash(key)}.v8`);
+}
+
+function hash(text: string): string {
+  return createHash("sha256").update(text).digest("hex").slice(0, 16);
+}
+
+function readOptional(file: string): Buffer | undefined {
+  try {
+    return readFileSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+function writeCaches(): void {
+  for (const { script, cacheFile } of unsaved.splice(0)) {
+    try {
+      const dir = path.dirname(cacheFile);
+      mkdirSync(dir, { recursive: true });
+      // Caches of older versions of the same file are dead weight.
+      const samePath = path.basename(cacheFile).replace(/-[0-9a-f]+\.v8$/, "-");
+      for (const old of readdirSync(dir)) if (old.startsWith(samePath)) rmSync(path.join(dir, old), { force: true });
+      // Written aside and renamed, so a concurrent run never reads half a file.
+      const partial = `${cacheFile}.${process.pid}.tmp`;
+      writeFileSync(partial, script.createCachedData());
+      renameSync(partial, cacheFile);
+    } catch {
+      // Read-only node_modules, full disk: the next run compiles again, nothing else changes.
+    }
+  }
+}
