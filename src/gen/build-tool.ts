@@ -1,5 +1,4 @@
-import type { ParameterDeclaration } from "ts-morph";
-import { Node, ts } from "./compiler.js";
+import { ts } from "./compiler.js";
 import type { CallingConvention, JsonSchema, JsonValue, ParametersSchema, ToolDefinition } from "../shared/schemas-file.js";
 import { diagnosticAt, hasErrors, type Diagnostic } from "./diagnostic.js";
 import { docHost, type DiscoveredTool } from "./discover-tools.js";
@@ -20,7 +19,7 @@ interface ArgumentSpec {
   name: string;
   type: ts.Type;
   /** Where problems with it are reported. */
-  node: Node;
+  node: ts.Node;
   required: boolean;
   defaultValue: JsonValue | undefined;
   doc: ParamDoc;
@@ -33,11 +32,12 @@ export function buildTool(tool: DiscoveredTool, engine: SchemaEngine, checker: t
   if (docs.description === "") {
     diagnostics.push(diagnosticAt(tool.declaration, "warning", `tool "${tool.name}" has no description; add a JSDoc summary above it (models call tools far better with one)`));
   }
+  // The compiler's nodes, not ts-morph's wrappers: this runs for every parameter of every tool.
   // A `this` parameter types the receiver; it is not an argument.
-  const parameters = tool.fn.getParameters().filter((parameter) => parameter.getName() !== "this");
+  const parameters = tool.fn.compilerNode.parameters.filter((parameter) => !(ts.isIdentifier(parameter.name) && parameter.name.text === "this"));
   const only = parameters.length === 1 ? parameters[0] : undefined;
-  const byObject = only !== undefined && Node.isObjectBindingPattern(only.getNameNode());
-  const specs = byObject ? destructuredSpecs(only!, docs, checker) : positionalSpecs(tool, parameters, docs, diagnostics);
+  const byObject = only !== undefined && ts.isObjectBindingPattern(only.name);
+  const specs = byObject ? destructuredSpecs(only!, docs, checker) : positionalSpecs(tool, parameters, docs, diagnostics, checker);
   if (hasErrors(diagnostics)) return { diagnostics };
 
   for (const spec of specs) diagnostics.push(...typeFindings(tool, spec, checker));
@@ -85,18 +85,18 @@ export function buildTool(tool: DiscoveredTool, engine: SchemaEngine, checker: t
   };
 }
 
-function positionalSpecs(tool: DiscoveredTool, parameters: ParameterDeclaration[], docs: ToolDocs, diagnostics: Diagnostic[]): ArgumentSpec[] {
+function positionalSpecs(tool: DiscoveredTool, parameters: readonly ts.ParameterDeclaration[], docs: ToolDocs, diagnostics: Diagnostic[], checker: ts.TypeChecker): ArgumentSpec[] {
   const specs: ArgumentSpec[] = [];
   parameters.forEach((parameter, index) => {
-    const nameNode = parameter.getNameNode();
-    if (!Node.isIdentifier(nameNode)) {
+    const nameNode = parameter.name;
+    if (!ts.isIdentifier(nameNode)) {
       diagnostics.push(diagnosticAt(parameter, "error",
         `parameter ${index + 1} of tool "${tool.name}" is a destructuring pattern beside other parameters, so it has no name to become a property; name it, or make it the tool's only parameter`));
       return;
     }
-    const name = parameter.getName();
-    if (parameter.isRestParameter()) {
-      const typeText = parameter.getTypeNode()?.getText() ?? "unknown[]";
+    const name = nameNode.text;
+    if (parameter.dotDotDotToken !== undefined) {
+      const typeText = parameter.type?.getText() ?? "unknown[]";
       diagnostics.push(diagnosticAt(parameter, "error",
         `parameter "${name}" of tool "${tool.name}" is a rest parameter, which a call by named arguments cannot fill; take an array instead: ${name}: ${typeText}`));
       return;
@@ -105,10 +105,11 @@ function positionalSpecs(tool: DiscoveredTool, parameters: ParameterDeclaration[
     const fromParamTag = docs.params.get(name);
     specs.push({
       name,
-      type: parameter.getType().compilerType,
+      type: checker.getTypeAtLocation(parameter),
       node: parameter,
-      required: !parameter.isOptional(),
-      defaultValue: literalDefault(parameter.getInitializer()),
+      // Optional: `?`, a default, or a rest parameter (reported above).
+      required: parameter.questionToken === undefined && parameter.initializer === undefined,
+      defaultValue: literalDefault(parameter.initializer),
       doc: { description: fromParamTag?.description ?? inline.description, tags: [...inline.tags, ...(fromParamTag?.tags ?? [])] },
     });
   });
@@ -120,16 +121,16 @@ function positionalSpecs(tool: DiscoveredTool, parameters: ParameterDeclaration[
  * type are the properties. A member's doc comment describes it; `@param opts.member` (any prefix) or
  * `@param member` in the tool's JSDoc does too, and wins.
  */
-function destructuredSpecs(parameter: ParameterDeclaration, docs: ToolDocs, checker: ts.TypeChecker): ArgumentSpec[] {
-  const pattern = parameter.getNameNode();
+function destructuredSpecs(parameter: ts.ParameterDeclaration, docs: ToolDocs, checker: ts.TypeChecker): ArgumentSpec[] {
+  const pattern = parameter.name;
   const defaults = new Map<string, JsonValue | undefined>();
-  if (Node.isObjectBindingPattern(pattern)) {
-    for (const element of pattern.getElements()) {
-      const key = element.getPropertyNameNode()?.getText() ?? element.getName();
-      if (element.getInitializer() !== undefined) defaults.set(key, literalDefault(element.getInitializer()));
+  if (ts.isObjectBindingPattern(pattern)) {
+    for (const element of pattern.elements) {
+      const key = (element.propertyName ?? element.name).getText();
+      if (element.initializer !== undefined) defaults.set(key, literalDefault(element.initializer));
     }
   }
-  const type = parameter.getType().compilerType;
+  const type = checker.getTypeAtLocation(parameter);
   return checker.getPropertiesOfType(type).map((member) => {
     const name = member.getName();
     const declaration = member.valueDeclaration ?? member.declarations?.[0];
@@ -137,7 +138,7 @@ function destructuredSpecs(parameter: ParameterDeclaration, docs: ToolDocs, chec
     return {
       name,
       type: checker.getTypeOfSymbol(member),
-      node: declaration !== undefined && !isLibraryNode(declaration) ? toMorphNode(parameter, declaration) : parameter,
+      node: declaration !== undefined && !isLibraryNode(declaration) ? declaration : parameter,
       required: !(member.flags & ts.SymbolFlags.Optional) && !defaults.has(name),
       defaultValue: defaults.get(name),
       doc: { description: doc?.description ?? memberDescription(member, checker), tags: [...memberTags(member), ...(doc?.tags ?? [])] },
@@ -177,7 +178,7 @@ function applyMemberDocs(docs: ToolDocs, properties: { [name: string]: JsonSchem
 function typeFindings(tool: DiscoveredTool, spec: ArgumentSpec, checker: ts.TypeChecker): Diagnostic[] {
   return inspectJsonType(spec.type, checker, spec.name).map((finding) => {
     const where = finding.path === spec.name ? "" : ` at ${finding.path}`;
-    const node = finding.declaration !== undefined && !isLibraryNode(finding.declaration) ? toMorphNode(spec.node, finding.declaration) : spec.node;
+    const node = finding.declaration !== undefined && !isLibraryNode(finding.declaration) ? finding.declaration : spec.node;
     return finding.kind === "unsupported"
       ? diagnosticAt(node, "error", `parameter "${spec.name}" of tool "${tool.name}" has type "${finding.typeText}"${where}, which JSON cannot carry`)
       : diagnosticAt(node, "warning", `parameter "${spec.name}" of tool "${tool.name}" has type "${finding.typeText}"${where}, so any JSON value is accepted; a precise type lets the model and the validator do better`);
@@ -187,10 +188,4 @@ function typeFindings(tool: DiscoveredTool, spec: ArgumentSpec, checker: ts.Type
 function isLibraryNode(node: ts.Node): boolean {
   const file = node.getSourceFile();
   return file.hasNoDefaultLib || file.fileName.includes("/node_modules/");
-}
-
-/** The ts-morph wrapper of a compiler node found through the checker, for locating messages. */
-function toMorphNode(anchor: Node, node: ts.Node): Node {
-  const sourceFile = anchor.getProject().getSourceFile(node.getSourceFile().fileName);
-  return sourceFile?.getDescendantAtPos(node.getStart()) ?? anchor;
 }

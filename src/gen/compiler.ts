@@ -22,9 +22,13 @@ export const ts: typeof Morph.ts = morph.ts;
 export declare namespace ts {
   type CompilerOptions = Morph.ts.CompilerOptions;
   type Diagnostic = Morph.ts.Diagnostic;
+  type Expression = Morph.ts.Expression;
   type Node = Morph.ts.Node;
+  type NumericLiteral = Morph.ts.NumericLiteral;
+  type ParameterDeclaration = Morph.ts.ParameterDeclaration;
   type Program = Morph.ts.Program;
   type SourceFile = Morph.ts.SourceFile;
+  type StringLiteral = Morph.ts.StringLiteral;
   type Symbol = Morph.ts.Symbol;
   type Type = Morph.ts.Type;
   type TypeChecker = Morph.ts.TypeChecker;

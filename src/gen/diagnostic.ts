@@ -1,5 +1,6 @@
 import path from "node:path";
 import type { Node } from "ts-morph";
+import type { ts } from "./compiler.js";
 
 export type Severity = "error" | "warning";
 
@@ -22,10 +23,16 @@ export interface Diagnostic {
 
 export type Place = Pick<Diagnostic, "file" | "line" | "col">;
 
-export function diagnosticAt(node: Node, severity: Severity, message: string): Diagnostic {
-  const sourceFile = node.getSourceFile();
-  const { line, column } = sourceFile.getLineAndColumnAtPos(node.getStart());
-  return { severity, message, file: sourceFile.getFilePath(), line, col: column };
+/** The start of a node (ts-morph's or the compiler's), past its comments: lines count `\n`, columns are 1-based. */
+export function diagnosticAt(node: Node | ts.Node, severity: Severity, message: string): Diagnostic {
+  const compilerNode = "compilerNode" in node ? node.compilerNode : node;
+  const sourceFile = compilerNode.getSourceFile();
+  const text = sourceFile.text;
+  const start = compilerNode.getStart(sourceFile);
+  let line = 1;
+  for (let at = text.indexOf("\n"); at !== -1 && at < start; at = text.indexOf("\n", at + 1)) line++;
+  const lineStart = start === 0 ? 0 : Math.max(text.lastIndexOf("\n", start - 1), text.lastIndexOf("\r", start - 1)) + 1;
+  return { severity, message, file: sourceFile.fileName, line, col: start - lineStart + 1 };
 }
 
 /** `tools/x.ts:12:5 error: message`, with the path relative to `cwd` so it is clickable in a terminal. */

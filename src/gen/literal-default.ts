@@ -1,43 +1,48 @@
-import type { Expression } from "ts-morph";
-import { Node, ts } from "./compiler.js";
 import type { JsonValue } from "../shared/schemas-file.js";
+import { ts } from "./compiler.js";
 
 /**
  * The JSON value of a default initializer written as a literal (string, number, boolean, null, or an
  * array/object of those); `undefined` for anything computed, which then has no `default` in the schema.
+ * Works on the compiler's nodes: it runs for every parameter of every tool.
  */
-export function literalDefault(expression: Expression | undefined): JsonValue | undefined {
+export function literalDefault(expression: ts.Expression | undefined): JsonValue | undefined {
   if (expression === undefined) return undefined;
-  if (Node.isParenthesizedExpression(expression) || Node.isAsExpression(expression) || Node.isSatisfiesExpression(expression)) {
-    return literalDefault(expression.getExpression());
+  if (ts.isParenthesizedExpression(expression) || ts.isAsExpression(expression) || ts.isSatisfiesExpression(expression)) {
+    return literalDefault(expression.expression);
   }
-  if (Node.isStringLiteral(expression) || Node.isNoSubstitutionTemplateLiteral(expression)) return expression.getLiteralValue();
+  if (ts.isStringLiteral(expression) || ts.isNoSubstitutionTemplateLiteral(expression)) return expression.text;
   // The compiler's own text drops numeric separators: `20_000` reads as "20000".
-  if (Node.isNumericLiteral(expression)) return Number(expression.compilerNode.text);
-  if (Node.isPrefixUnaryExpression(expression)) {
-    const operand = literalDefault(expression.getOperand());
+  if (ts.isNumericLiteral(expression)) return Number(expression.text);
+  if (ts.isPrefixUnaryExpression(expression)) {
+    const operand = literalDefault(expression.operand);
     if (typeof operand !== "number") return undefined;
-    const operator = expression.getOperatorToken();
+    const operator = expression.operator;
     return operator === ts.SyntaxKind.MinusToken ? -operand : operator === ts.SyntaxKind.PlusToken ? operand : undefined;
   }
-  if (Node.isTrueLiteral(expression)) return true;
-  if (Node.isFalseLiteral(expression)) return false;
-  if (Node.isNullLiteral(expression)) return null;
-  if (Node.isArrayLiteralExpression(expression)) {
-    const values = expression.getElements().map((element) => literalDefault(element));
+  if (expression.kind === ts.SyntaxKind.TrueKeyword) return true;
+  if (expression.kind === ts.SyntaxKind.FalseKeyword) return false;
+  if (expression.kind === ts.SyntaxKind.NullKeyword) return null;
+  if (ts.isArrayLiteralExpression(expression)) {
+    const values = expression.elements.map((element) => literalDefault(element));
     return values.every((value) => value !== undefined) ? (values as JsonValue[]) : undefined;
   }
-  if (Node.isObjectLiteralExpression(expression)) {
+  if (ts.isObjectLiteralExpression(expression)) {
     const result: { [key: string]: JsonValue } = {};
-    for (const property of expression.getProperties()) {
-      if (!Node.isPropertyAssignment(property)) return undefined;
-      const nameNode = property.getNameNode();
-      const key = Node.isIdentifier(nameNode) ? nameNode.getText() : Node.isStringLiteral(nameNode) || Node.isNumericLiteral(nameNode) ? String(nameNode.getLiteralValue()) : undefined;
-      const value = literalDefault(property.getInitializer());
+    for (const property of expression.properties) {
+      if (!ts.isPropertyAssignment(property)) return undefined;
+      const name = property.name;
+      const key = ts.isIdentifier(name) ? name.getText() : ts.isStringLiteral(name) || ts.isNumericLiteral(name) ? literalKey(name) : undefined;
+      const value = literalDefault(property.initializer);
       if (key === undefined || value === undefined) return undefined;
       result[key] = value;
     }
     return result;
   }
   return undefined;
+}
+
+/** The key a string or numeric literal names in an object literal (`{ 1.50: x }` has key "1.5"). */
+function literalKey(name: ts.StringLiteral | ts.NumericLiteral): string {
+  return ts.isStringLiteral(name) ? name.text : String(Number(name.text));
 }

@@ -1,4 +1,3 @@
-import type { ParameterDeclaration } from "ts-morph";
 import { Node, ts } from "./compiler.js";
 import { VALIDATION_TAGS } from "./keywords.js";
 
@@ -30,24 +29,25 @@ export function readToolDocs(host: Node): ToolDocs {
   const doc = docs[docs.length - 1];
   if (doc === undefined) return { description: "", params };
   let current: ParamDoc | undefined;
-  for (const tag of doc.getTags()) {
-    if (Node.isJSDocParameterTag(tag)) {
+  // The tags through the compiler's nodes: ts-morph would wrap each tag and its name, for every tool.
+  for (const tag of doc.compilerNode.tags ?? []) {
+    if (ts.isJSDocParameterTag(tag)) {
       current = { tags: [] };
-      const description = cleanText(tag.getCommentText());
+      const description = cleanText(ts.getTextOfJSDocComment(tag.comment));
       if (description !== "") current.description = description;
-      params.set(tag.getNameNode().getText(), current);
-    } else if (VALIDATION_TAGS.has(tag.getTagName()) && current !== undefined) {
-      current.tags.push({ name: tag.getTagName(), text: tag.getCommentText() ?? "" });
+      params.set(tag.name.getText(), current);
+    } else if (VALIDATION_TAGS.has(tag.tagName.text) && current !== undefined) {
+      current.tags.push({ name: tag.tagName.text, text: ts.getTextOfJSDocComment(tag.comment) ?? "" });
     }
   }
   return { description: cleanText(doc.getDescription()), params };
 }
 
 /** A doc comment written on the parameter itself: `f(/** Max results. @minimum 1 *\/ limit: number)`. */
-export function readInlineParamDoc(parameter: ParameterDeclaration): ParamDoc {
+export function readInlineParamDoc(parameter: ts.ParameterDeclaration): ParamDoc {
   const result: ParamDoc = { tags: [] };
-  for (const node of ts.getJSDocCommentsAndTags(parameter.compilerNode)) {
-    if (!ts.isJSDoc(node) || node.parent !== parameter.compilerNode) continue;
+  for (const node of ts.getJSDocCommentsAndTags(parameter)) {
+    if (!ts.isJSDoc(node) || node.parent !== parameter) continue;
     const description = cleanText(ts.getTextOfJSDocComment(node.comment));
     if (description !== "") result.description = description;
     for (const tag of node.tags ?? []) {

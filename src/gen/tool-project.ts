@@ -49,6 +49,8 @@ export function needsNodeTypes(toolFiles: readonly string[]): boolean {
   const options = toolCompilerOptions(false);
   const pending = [...toolFiles];
   const seen = new Set<string>();
+  // Tool files share their imports (./types from every file): resolve each specifier once per folder.
+  const resolutions = ts.createModuleResolutionCache(process.cwd(), (name) => name, options);
   while (pending.length > 0) {
     const file = pending.pop()!;
     if (seen.has(file)) continue;
@@ -63,7 +65,7 @@ export function needsNodeTypes(toolFiles: readonly string[]): boolean {
     for (const imported of ts.preProcessFile(text, true, true).importedFiles) {
       const specifier = imported.fileName;
       if (specifier.startsWith("node:") || builtins.has(specifier)) return true;
-      const resolved = ts.resolveModuleName(specifier, file, options, ts.sys).resolvedModule;
+      const resolved = ts.resolveModuleName(specifier, file, options, ts.sys, resolutions).resolvedModule;
       if (resolved !== undefined && !resolved.isExternalLibraryImport && !resolved.resolvedFileName.endsWith(".d.ts")) pending.push(resolved.resolvedFileName);
     }
   }
