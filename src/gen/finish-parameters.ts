@@ -7,6 +7,7 @@ const TAG_KEYWORDS = [
   "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength", "maxLength",
   "minItems", "maxItems", "pattern", "format", "uniqueItems", "deprecated", "example",
 ];
+const TAG_KEYWORD_SET = new Set(TAG_KEYWORDS);
 
 /**
  * Makes a tool's `parameters` self-contained and tidy: the definitions its `$ref`s need live inside it
@@ -32,8 +33,7 @@ export function finishParameters(root: ParametersSchema, definitions: Record<str
     orderAlternatives(node);
     const tupleProblem = fixedLengthTuples(node);
     if (tupleProblem !== undefined) problems.push(tupleProblem);
-    for (const key of TAG_KEYWORDS) {
-      if (!(key in node)) continue;
+    for (const key of presentTagKeywords(node)) {
       const value = node[key]!;
       delete node[key];
       const result = normalizeKeyword(key, value);
@@ -45,13 +45,19 @@ export function finishParameters(root: ParametersSchema, definitions: Record<str
   return { parameters: orderSchemaKeys(withDefinitions) as ParametersSchema, problems };
 }
 
+/** The tag keywords `node` has, in TAG_KEYWORDS order (so problems are listed the same way every time). */
+function presentTagKeywords(node: JsonSchema): string[] {
+  const present: string[] = [];
+  for (const key in node) if (TAG_KEYWORD_SET.has(key)) present.push(key);
+  return present.length > 1 ? present.sort((a, b) => TAG_KEYWORDS.indexOf(a) - TAG_KEYWORDS.indexOf(b)) : present;
+}
+
 /**
  * The checker lists union members in the order it happened to create their types, which differs
  * between a cold run and a watch-mode update. Sorting enum values and `anyOf` branches makes the bytes
  * depend on the source alone.
  */
 function orderAlternatives(node: JsonSchema): void {
-  const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   if (Array.isArray(node.enum)) {
     node.enum = [...node.enum].sort((a, b) => byText(typeof a, typeof b) || (typeof a === "number" && typeof b === "number" ? a - b : byText(JSON.stringify(a), JSON.stringify(b))));
   }
@@ -59,6 +65,10 @@ function orderAlternatives(node: JsonSchema): void {
     const keyed = node.anyOf.map((branch) => ({ branch, key: JSON.stringify(isSchemaObject(branch) ? orderSchemaKeys(branch) : branch) }));
     node.anyOf = keyed.sort((a, b) => byText(a.key, b.key)).map(({ branch }) => branch);
   }
+}
+
+function byText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function isSchemaObject(value: JsonValue): value is JsonSchema {

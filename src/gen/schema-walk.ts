@@ -8,21 +8,40 @@ function isSchema(value: JsonValue | undefined): value is JsonSchema {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+type Nesting = "map" | "value" | "list";
+
+/** Keyword → how its value holds schemas and when the walk visits it (`items` is a schema or a list). */
+const NESTING = new Map<string, { rank: number; nesting: Nesting }[]>();
+[
+  ...SCHEMA_MAPS.map((key) => [key, "map"] as const),
+  ...SCHEMA_VALUES.map((key) => [key, "value"] as const),
+  ...SCHEMA_LISTS.map((key) => [key, "list"] as const),
+].forEach(([key, nesting], rank) => NESTING.set(key, [...(NESTING.get(key) ?? []), { rank, nesting }]));
+
 /** Calls `visit` on `schema` and every schema nested in it (not on keyword values that merely look alike). */
 export function forEachSchema(schema: JsonSchema, visit: (node: JsonSchema) => void): void {
   visit(schema);
-  for (const key of SCHEMA_MAPS) {
-    const map = schema[key];
-    if (isSchema(map)) for (const value of Object.values(map)) if (isSchema(value)) forEachSchema(value, visit);
+  // Only the keywords present are looked at, in a fixed order: a schema has a few of the ~17 that can
+  // nest, and asking an object for absent keys is slow once `delete` has turned it into a dictionary.
+  const found: { rank: number; children: JsonSchema[] }[] = [];
+  for (const key in schema) {
+    for (const { rank, nesting } of NESTING.get(key) ?? []) {
+      const children = nestedSchemas(schema[key], nesting);
+      if (children !== undefined) found.push({ rank, children });
+    }
   }
-  for (const key of SCHEMA_VALUES) {
-    const value = schema[key];
-    if (isSchema(value)) forEachSchema(value, visit);
-  }
-  for (const key of SCHEMA_LISTS) {
-    const list = schema[key];
-    if (Array.isArray(list)) for (const value of list) if (isSchema(value)) forEachSchema(value, visit);
-  }
+  if (found.length > 1) found.sort(byRank);
+  for (const { children } of found) for (const child of children) forEachSchema(child, visit);
+}
+
+function nestedSchemas(value: JsonValue | undefined, nesting: Nesting): JsonSchema[] | undefined {
+  if (nesting === "list") return Array.isArray(value) ? value.filter(isSchema) : undefined;
+  if (!isSchema(value)) return undefined;
+  return nesting === "map" ? Object.values(value).filter(isSchema) : [value];
+}
+
+function byRank(a: { rank: number }, b: { rank: number }): number {
+  return a.rank - b.rank;
 }
 
 /** The keyword order we print schemas in: what a reader looks for first, then the rest alphabetically. */
@@ -39,11 +58,7 @@ const KEYWORD_ORDER = [
  * order they were set in. Property names keep their declaration order; definitions are sorted.
  */
 export function orderSchemaKeys(schema: JsonSchema): JsonSchema {
-  const rank = (key: string) => {
-    const index = KEYWORD_ORDER.indexOf(key);
-    return index === -1 ? KEYWORD_ORDER.length : index;
-  };
-  const keys = Object.keys(schema).sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+  const keys = Object.keys(schema).sort(byKeywordOrder);
   const result: JsonSchema = {};
   for (const key of keys) {
     const value = schema[key]!;
@@ -64,4 +79,13 @@ export function orderSchemaKeys(schema: JsonSchema): JsonSchema {
     }
   }
   return result;
+}
+
+function byKeywordOrder(a: string, b: string): number {
+  return keywordRank(a) - keywordRank(b) || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+function keywordRank(key: string): number {
+  const index = KEYWORD_ORDER.indexOf(key);
+  return index === -1 ? KEYWORD_ORDER.length : index;
 }
