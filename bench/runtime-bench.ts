@@ -8,6 +8,7 @@
  *   against a floor: tsx running a file that only imports `openai` and sends one request.
  */
 import { spawn } from "node:child_process";
+import { setMaxListeners } from "node:events";
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -242,6 +243,9 @@ async function runToolsLoop(server: ScriptedServer, stream: boolean, add: ToolDe
   const runner = stream
     ? client.chat.completions.runTools({ model: "bench", messages, tools, stream: true, stream_options: { include_usage: true } }, { maxChatCompletions: TURNS + 5 })
     : client.chat.completions.runTools({ model: "bench", messages, tools }, { maxChatCompletions: TURNS + 5 });
+  // The SDK adds an abort listener to the runner's signal on every request and never removes it; without
+  // this, Node warns of a leak on every run. Raising the limit changes no work either side does.
+  setMaxListeners(TURNS + 10, runner.controller.signal);
   if ((await runner.finalContent()) !== "done") throw new Error("runTools did not reach the answer");
 }
 

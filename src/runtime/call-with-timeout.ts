@@ -23,16 +23,19 @@ export async function callWithTimeout(
 ): Promise<CallResult> {
   if (context.signal.aborted) return { kind: "aborted" };
   const controller = new AbortController();
-  const forwardAbort = (): void => controller.abort(context.signal.reason);
+  // Only these two abort the tool's signal, so each settles the call itself: a listener on the tool's
+  // own signal would cost more than the call of a small tool.
+  let settle: (result: CallResult) => void = () => undefined;
+  const stopped = new Promise<CallResult>((resolve) => (settle = resolve));
+  const forwardAbort = (): void => {
+    settle({ kind: "aborted" });
+    controller.abort(context.signal.reason);
+  };
   context.signal.addEventListener("abort", forwardAbort, { once: true });
-  let timer: NodeJS.Timeout | undefined;
-  const stopped = new Promise<CallResult>((resolve) => {
-    timer = setTimeout(() => {
-      resolve({ kind: "timeout" });
-      controller.abort(new DOMException(`The tool call timed out after ${timeoutMs} ms`, "TimeoutError"));
-    }, Math.min(Math.max(timeoutMs, 0), MAX_TIMER_MS));
-    controller.signal.addEventListener("abort", () => resolve({ kind: "aborted" }), { once: true });
-  });
+  const timer = setTimeout(() => {
+    settle({ kind: "timeout" });
+    controller.abort(new DOMException(`The tool call timed out after ${timeoutMs} ms`, "TimeoutError"));
+  }, Math.min(Math.max(timeoutMs, 0), MAX_TIMER_MS));
   const toolContext: ToolContext = { workspace: context.workspace, signal: controller.signal };
   const ran = (async () => runWithToolContext(toolContext, () => fn(...args)))().then(
     (value): CallResult => ({ kind: "returned", value }),

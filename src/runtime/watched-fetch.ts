@@ -61,21 +61,12 @@ export function createWatchedFetch(options: WatchedFetchOptions): typeof fetch {
     if (watch === undefined) return fetch(input, init);
     watch.attempts += 1;
     watch.responded = false;
-    // Aborted by the SDK's signal or by the idle timeout. Linked by hand: `AbortSignal.any` costs more per
-    // request than the rest of this wrapper, and the SDK's signal lives no longer than this attempt.
-    const idle = new AbortController();
-    const sdkSignal = init?.signal;
-    if (sdkSignal) {
-      if (sdkSignal.aborted) idle.abort(sdkSignal.reason);
-      else sdkSignal.addEventListener("abort", () => idle.abort(sdkSignal.reason), { once: true });
-    }
-    const signal = idle.signal;
     const willRetry = () => !watch.userSignal.aborted && watch.attempts <= options.maxRetries;
     const retry = { retry: watch.attempts, maxRetries: options.maxRetries };
 
     let response: Response;
     try {
-      response = await fetch(input, { ...init, signal });
+      response = await fetch(input, init);
     } catch (error) {
       if (willRetry()) {
         const timedOut = init?.signal?.aborted === true;
@@ -100,10 +91,7 @@ export function createWatchedFetch(options: WatchedFetchOptions): typeof fetch {
     }
     watch.responded = true;
     watch.contentType = (response.headers.get("content-type") ?? "").split(";")[0]?.trim() ?? "";
-    return withIdleTimeout(response, options.idleTimeoutMs, watch, () => {
-      watch.idleTimedOut = true;
-      idle.abort();
-    });
+    return withIdleTimeout(response, options.idleTimeoutMs, watch);
   };
 }
 
@@ -117,15 +105,17 @@ function withHeader(response: Response, name: string, value: string): Response {
 }
 
 /**
- * Calls `onIdle` when no bytes of the body arrived for `idleMs` since headers or the last chunk. The body
- * is watched in place rather than wrapped in a new stream and Response: on Node 20 building those costs
- * more per request than the rest of the client's own work. The SDK reads a completion's body in one of
- * two ways, both replaced here by reads that note each chunk: iterating `body` (a stream) or `json()` /
+ * Stops the response when no bytes of the body arrived for `idleMs` since headers or the last chunk: the
+ * body is cancelled (which closes the connection) and its reader fails as an aborted fetch's would. The
+ * body is watched in place rather than wrapped in a new stream and Response: on Node 20 building those
+ * costs more per request than the rest of the client's own work. The SDK reads a completion's body in one
+ * of two ways, both replaced here by reads that note each chunk: iterating `body` (a stream) or `json()` /
  * `text()` (anything else).
  */
-function withIdleTimeout(response: Response, idleMs: number, watch: RequestWatch, onIdle: () => void): Response {
+function withIdleTimeout(response: Response, idleMs: number, watch: RequestWatch): Response {
   const body = response.body;
   if (body === null) return response;
+  const reader = body.getReader();
   // A chunk only notes its time: one timer per response, re-armed for the rest of the silence when it
   // fires early, costs less than clearing and setting a timer on every chunk.
   let lastChunkAt = performance.now();
@@ -137,8 +127,12 @@ function withIdleTimeout(response: Response, idleMs: number, watch: RequestWatch
   const armFor = (ms: number) => {
     timer = setTimeout(() => {
       const silence = performance.now() - lastChunkAt;
-      if (silence >= idleMs) onIdle();
-      else armFor(idleMs - silence);
+      if (silence < idleMs) {
+        armFor(idleMs - silence);
+        return;
+      }
+      watch.idleTimedOut = true;
+      reader.cancel().catch(() => undefined);
     }, ms);
     // A finished or abandoned body must not keep the process alive.
     timer.unref();
@@ -146,7 +140,6 @@ function withIdleTimeout(response: Response, idleMs: number, watch: RequestWatch
   watch.stopIdleTimer = stop;
   armFor(idleMs);
 
-  const reader = body.getReader();
   const read = async (): Promise<Awaited<ReturnType<typeof reader.read>>> => {
     let next: Awaited<ReturnType<typeof reader.read>>;
     try {
@@ -157,6 +150,8 @@ function withIdleTimeout(response: Response, idleMs: number, watch: RequestWatch
     }
     if (next.done) {
       stop();
+      // A cancelled body ends quietly; it must not pass for a complete one.
+      if (watch.idleTimedOut) throw new DOMException(`no bytes for ${idleMs} ms`, "AbortError");
       return next;
     }
     lastChunkAt = performance.now();
