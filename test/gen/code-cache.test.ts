@@ -1,0 +1,51 @@
+import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { describe, expect, it } from "vitest";
+import { repoRoot, writeTree } from "./support.js";
+
+/**
+ * The code cache lives across processes (it is written when a process exits), so each step is a fresh
+ * `node` loading a package through `requireWithCodeCache`, as `gen` loads the compiler.
+ */
+const codeCache = pathToFileURL(path.join(repoRoot, "src/gen/code-cache.ts")).href;
+
+function loadInFreshProcess(file: string): string {
+  const script = `const { requireWithCodeCache } = await import(${JSON.stringify(codeCache)}); const m = requireWithCodeCache(${JSON.stringify(file)}); console.log(m.answer, m.double(21), m.sibling);`;
+  return execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: repoRoot, encoding: "utf8" }).trim();
+}
+
+describe("requireWithCodeCache", () => {
+  const root = writeTree({
+    "node_modules/pkg/index.js": 'exports.answer = 42;\nexports.double = (x) => x * 2;\nexports.sibling = require("./sibling.js");\n',
+    "node_modules/pkg/sibling.js": 'module.exports = "found";\n',
+  });
+  const file = path.join(root, "node_modules/pkg/index.js");
+  const cacheDir = path.join(root, "node_modules/.cache/sigloop");
+  const cacheFiles = () => readdirSync(cacheDir).filter((name) => name.startsWith("index.js-"));
+
+  it("loads the module, writes its cache on exit, and loads it again from the cache", () => {
+    expect(loadInFreshProcess(file)).toBe("42 42 found");
+    expect(cacheFiles()).toHaveLength(1);
+    const cache = path.join(cacheDir, cacheFiles()[0]!);
+    const written = statSync(cache).mtimeMs;
+
+    expect(loadInFreshProcess(file)).toBe("42 42 found");
+    // An accepted cache is not written again.
+    expect(statSync(cache).mtimeMs).toBe(written);
+  });
+
+  it("survives a corrupt cache: V8 refuses it, the module loads, and the cache is rewritten", () => {
+    const cache = path.join(cacheDir, cacheFiles()[0]!);
+    writeFileSync(cache, "not a code cache");
+    expect(loadInFreshProcess(file)).toBe("42 42 found");
+    expect(readFileSync(cache, "utf8")).not.toBe("not a code cache");
+  });
+
+  it("keeps one cache per file: an edited module gets a new cache and the old one is removed", () => {
+    writeFileSync(file, 'exports.answer = 43;\nexports.double = (x) => x * 2;\nexports.sibling = "edited";\n');
+    expect(loadInFreshProcess(file)).toBe("43 42 edited");
+    expect(cacheFiles()).toHaveLength(1);
+  });
+});
