@@ -12,7 +12,7 @@ export interface RequestWatch {
   attempts: number;
   /** The last attempt got a successful status and headers: a failure from here on is a broken body. */
   responded: boolean;
-  /** The body idle timeout fired and aborted the response. */
+  /** The body idle timeout fired and cancelled the response body. */
   idleTimedOut: boolean;
   /** The last successful response's media type. */
   contentType: string;
