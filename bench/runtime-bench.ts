@@ -270,7 +270,7 @@ async function bareLoop(server: ScriptedServer, stream: boolean, add: ToolDefini
 async function benchLoop(work: string): Promise<void> {
   // runTools echoes the SDK's own `parsed` fields in history, which the strict server refuses; its
   // requests are accepted (and flagged) so that it can serve as the baseline at all.
-  const server = await startScriptedServer({ script: (request) => loopScript(request), acceptUnknownMessageFields: true });
+  const server = await startScriptedServer({ script: (request) => loopScript(request), flagRuleViolationsOnly: true });
   const fixtureDir = path.join(root, "test", "fixtures", "executor");
   const fixture = (await import("../test/fixtures/executor/schemas.js")).fixtureSchemas;
   const workspace = path.join(work, "workspace");

@@ -141,10 +141,11 @@ export interface ScriptedServerOptions {
   /** Answer a changed tools list within one conversation with a 400 instead of only flagging it. */
   rejectToolsChange?: boolean;
   /**
-   * Accept message fields a strict gateway refuses (only flag them), for the benchmark's `runTools`
-   * baseline, which echoes SDK-only fields (`parsed`, `parsed_arguments`) back in history.
+   * Answer requests that break the message rules anyway, only flagging the problems (no 400). For the
+   * benchmark's `runTools` baseline, which echoes SDK-only fields (`parsed`, `parsed_arguments`) back in
+   * history; tests leave it off so that every rule is enforced.
    */
-  acceptUnknownMessageFields?: boolean;
+  flagRuleViolationsOnly?: boolean;
 }
 
 export interface ScriptedServer {
@@ -304,7 +305,7 @@ function recordRequest(
   }
   const flags: string[] = [];
   if (body !== undefined) {
-    (options.acceptUnknownMessageFields ? flags : violations).push(...findViolations(body));
+    (options.flagRuleViolationsOnly ? flags : violations).push(...findViolations(body));
     const toolsChange = toolsChangedWithinConversation(body, requests);
     if (toolsChange !== undefined) (options.rejectToolsChange ? violations : flags).push(toolsChange);
   }
