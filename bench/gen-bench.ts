@@ -6,8 +6,9 @@
  * parameter interfaces.
  *
  * The baseline is the typescript-json-schema CLI as a user runs it on those interfaces (its defaults,
- * plus --required --noExtraProps --strictNullChecks for comparable schemas). A second, friendlier
- * baseline gives it this project's own tsconfig options (lib ES2022, skipLibCheck), for reference.
+ * plus --required --noExtraProps --strictNullChecks for comparable schemas). Two friendlier baselines
+ * give it this project's own tsconfig options (lib ES2022, skipLibCheck, types ["node"]), and those
+ * options with `types: []`, which is what gen itself compiles these tools with.
  *
  * Cold runs are separate processes (`tsx bench/gen-bench.ts --child …`): each reports the time from
  * its own process start to the end of its work (module loading included) and its peak RSS. The watch
@@ -22,7 +23,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { median, printTable } from "./table.js";
 
 const SIZES = [10, 100, 500];
-const COLD_RUNS = 3;
+const COLD_RUNS = 5;
 const WATCH_EDITS = 7;
 const here = path.dirname(fileURLToPath(import.meta.url));
 const tsxBin = path.join(here, "..", "node_modules", ".bin", "tsx");
@@ -39,7 +40,7 @@ export async function run(): Promise<void> {
     const rows: string[][] = [];
     for (const size of SIZES) {
       const dirs = writeSyntheticSet(root, size);
-      // Runs are interleaved (ours, then both baselines, repeated) and each ratio is taken within one
+      // Runs are interleaved (ours, then the baselines, repeated) and each ratio is taken within one
       // round, so load from other work on the machine falls on both sides alike.
       const rounds = Array.from({ length: COLD_RUNS }, (_, round) => {
         process.stderr.write(`bench: gen cold at ${size}, round ${round + 1}/${COLD_RUNS}…\n`);
@@ -47,6 +48,7 @@ export async function run(): Promise<void> {
           gen: measureOnce("gen", dirs.tools, path.join(dirs.root, "schemas.json"), size),
           cli: measureOnce("baseline-cli", dirs.baseline, path.join(dirs.root, "baseline-cli.json"), size),
           tuned: measureOnce("baseline-tsconfig", dirs.baseline, "", size),
+          same: measureOnce("baseline-gen-options", dirs.baseline, "", size),
         };
       });
       const summary = (pick: (round: (typeof rounds)[number]) => ChildReport) =>
@@ -58,11 +60,15 @@ export async function run(): Promise<void> {
         process.stderr.write("bench: gen watch at 500…\n");
         watch = `${fmt(median(await measureWatch(dirs.tools, path.join(dirs.root, "schemas.json"))))} ms`;
       }
-      rows.push([String(size), summary((r) => r.gen), summary((r) => r.cli), `**${ratio((r) => r.cli)}**`, summary((r) => r.tuned), ratio((r) => r.tuned), watch]);
+      rows.push([
+        String(size), summary((r) => r.gen), summary((r) => r.cli), `**${ratio((r) => r.cli)}**`,
+        summary((r) => r.tuned), ratio((r) => r.tuned), summary((r) => r.same), ratio((r) => r.same), watch,
+      ]);
     }
     printTable("gen: cold run (median wall / peak RSS; ratio = median of per-round ratios) and watch regeneration", [
       "tools", "sigloop gen", "baseline: typescript-json-schema CLI", "ratio (target ≤ 0.65x)",
-      "typescript-json-schema with this repo's tsconfig", "ratio", "watch: one-line edit (target < 150 ms)",
+      "typescript-json-schema with this repo's tsconfig", "ratio",
+      "typescript-json-schema with gen's options (types [])", "ratio", "watch: one-line edit (target < 150 ms)",
     ], rows);
   } finally {
     rmSync(root, { recursive: true, force: true });
@@ -74,7 +80,7 @@ function fmt(ms: number): string {
 }
 
 /** One cold run in a fresh process. */
-function measureOnce(kind: "gen" | "baseline-cli" | "baseline-tsconfig", dir: string, out: string, size: number): ChildReport {
+function measureOnce(kind: "gen" | "baseline-cli" | "baseline-tsconfig" | "baseline-gen-options", dir: string, out: string, size: number): ChildReport {
   const output = execFileSync(tsxBin, [fileURLToPath(import.meta.url), "--child", kind, dir, out], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
   const report = JSON.parse(output.trim().split("\n").pop()!) as ChildReport;
   if (report.tools !== size) throw new Error(`${kind} produced ${report.tools} schemas for ${size} tools`);
@@ -195,9 +201,11 @@ async function child(kind: string, dir: string, out: string): Promise<void> {
     const tjs = await import("typescript-json-schema");
     const { readdirSync } = await import("node:fs");
     const files = readdirSync(dir).map((name) => path.join(dir, name));
-    // The compiler options of this project's own tsconfig (lib ES2022, skipLibCheck, types ["node"]).
+    // The compiler options of this project's own tsconfig (lib ES2022, skipLibCheck, types ["node"]);
+    // for "baseline-gen-options" without Node's typings, as gen compiles tools that do not use Node.
     const tsconfig = tjs.ts.readConfigFile(path.join(here, "..", "tsconfig.json"), tjs.ts.sys.readFile).config as { compilerOptions: object };
-    const program = tjs.getProgramFromFiles(files, tsconfig.compilerOptions, path.join(here, ".."));
+    const options = kind === "baseline-gen-options" ? { ...tsconfig.compilerOptions, types: [] } : tsconfig.compilerOptions;
+    const program = tjs.getProgramFromFiles(files, options, path.join(here, ".."));
     const generator = tjs.buildGenerator(program, { required: true, noExtraProps: true });
     if (generator === null) throw new Error("typescript-json-schema reported errors");
     const names = generator.getUserSymbols().filter((name) => name.endsWith("_params"));
