@@ -37,9 +37,8 @@ export function buildTool(tool: DiscoveredTool, engine: SchemaEngine, checker: t
   const parameters = tool.fn.compilerNode.parameters.filter((parameter) => !(ts.isIdentifier(parameter.name) && parameter.name.text === "this"));
   const only = parameters.length === 1 ? parameters[0] : undefined;
   const byObject = only !== undefined && ts.isObjectBindingPattern(only.name);
+  // Like a compiler, report every parameter's problem at once: the well-formed ones are still checked.
   const specs = byObject ? destructuredSpecs(only!, docs, checker) : positionalSpecs(tool, parameters, docs, diagnostics, checker);
-  if (hasErrors(diagnostics)) return { diagnostics };
-
   for (const spec of specs) diagnostics.push(...typeFindings(tool, spec, checker));
   if (hasErrors(diagnostics)) return { diagnostics };
 

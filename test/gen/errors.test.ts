@@ -29,6 +29,7 @@ const files = {
     "",
   ].join("\n"),
   "tools/rest.ts": "/** Joins words. @param xs The words. */\nexport function join(...xs: string[]): string {\n  return xs.join(\" \");\n}\n",
+  "tools/several.ts": "/** Two problems. @param cb A callback. @param xs Words. */\nexport function several(cb: () => void, ...xs: string[]): void {}\n",
   "tools/typo.ts": "/** Broken. */\nexport function broken(): number {\n  const n: number = \"x\";\n  return n;\n}\n",
   "tools/names.ts": "/** Dollar. */\nexport const $dollar = (): void => {};\n/** Too long. */\nexport function " + "a".repeat(65) + "(): void {}\n",
   "tools/dup_a.ts": "/** One. */\nexport function same(): void {}\n",
@@ -80,6 +81,11 @@ describe("errors, each at file:line:col", () => {
 
   it("a rest parameter, suggesting an array", () => {
     expect(found).toContain('tools/rest.ts:2:22 error: parameter "xs" of tool "join" is a rest parameter, which a call by named arguments cannot fill; take an array instead: xs: string[]');
+  });
+
+  it("every problem of one tool at once, as a compiler would", () => {
+    expect(found).toContain('tools/several.ts:2:25 error: parameter "cb" of tool "several" has type "() => void", which JSON cannot carry');
+    expect(found).toContain('tools/several.ts:2:41 error: parameter "xs" of tool "several" is a rest parameter, which a call by named arguments cannot fill; take an array instead: xs: string[]');
   });
 
   it("the compiler's own diagnostics", () => {
