@@ -49,7 +49,7 @@ describe("one prompt", () => {
     expect(body?.model).toBe("other-model");
     expect((body?.messages as Array<{ content: string }>)[1]?.content).toBe("what is it?");
     expect(fx.server.requests.map((r) => r.violations)).toEqual([[], []]);
-    // The tools list was byte-identical on both requests (the fx.server flags any change within a conversation).
+    // The tools list was byte-identical on both requests (the server flags any change within a conversation).
     expect(fx.server.requests.flatMap((r) => r.flags)).toEqual([]);
     // The transcript is exactly the last request's messages plus the answer.
     transcriptText(transcript);
@@ -158,7 +158,7 @@ describe("usage and setup errors", () => {
     expect(run.stdout).toContain("130 interrupted");
   });
 
-  it("missing or stale fx.schemas stop with 'run npm run gen' (exit 5) before any request", async () => {
+  it("missing or stale schemas stop with 'run npm run gen' (exit 5) before any request", async () => {
     const requestsBefore = fx.server.requests.length;
     const missing = await runCliInProcess(["--schemas", path.join(fx.dir, "nope.json"), "hi"], cliEnv(fx.server.baseURL), fx.dir);
     expect(missing.code).toBe(5);
