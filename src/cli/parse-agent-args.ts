@@ -15,12 +15,13 @@ export interface AgentArgs {
   stream: boolean;
   toolTimeoutMs?: number;
   idleTimeoutMs?: number;
+  requestTimeoutMs?: number;
   help: boolean;
 }
 
 export type ParsedAgentArgs = { ok: true; args: AgentArgs } | { ok: false; error: string };
 
-type NumberFlag = "maxTurns" | "toolTimeoutMs" | "idleTimeoutMs";
+type NumberFlag = "maxTurns" | "toolTimeoutMs" | "idleTimeoutMs" | "requestTimeoutMs";
 type ValueFlag = "model" | "workspace" | "transcript" | "resume" | "schemas" | NumberFlag;
 
 const VALUE_FLAGS: Record<string, ValueFlag> = {
@@ -32,9 +33,10 @@ const VALUE_FLAGS: Record<string, ValueFlag> = {
   "--schemas": "schemas",
   "--tool-timeout": "toolTimeoutMs",
   "--idle-timeout": "idleTimeoutMs",
+  "--request-timeout": "requestTimeoutMs",
 };
 
-const NUMBER_FLAGS = new Set<ValueFlag>(["maxTurns", "toolTimeoutMs", "idleTimeoutMs"]);
+const NUMBER_FLAGS = new Set<ValueFlag>(["maxTurns", "toolTimeoutMs", "idleTimeoutMs", "requestTimeoutMs"]);
 
 export const AGENT_USAGE = `Usage: npm run agent -- [flags] "prompt"
        npm run agent                      (on a terminal: interactive chat, Ctrl-D to leave)
@@ -48,6 +50,8 @@ Flags (before or after the prompt):
   --schemas FILE        tool schemas to offer (default: generated/schemas.json)
   --tool-timeout MS     how long one tool call may run (default 60000)
   --idle-timeout MS     longest silence inside a model response before it is dropped and retried (default 15000)
+  --request-timeout MS  longest wait for a response to start before it is retried (default 600000; without
+                        streaming this covers the whole generation)
   --no-stream           plain responses instead of streaming
   --help                this text
 

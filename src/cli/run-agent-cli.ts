@@ -87,6 +87,7 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
     apiKey,
     ...(baseURL !== undefined ? { baseURL } : {}),
     ...(args.idleTimeoutMs !== undefined ? { idleTimeoutMs: args.idleTimeoutMs } : {}),
+    ...(args.requestTimeoutMs !== undefined ? { timeoutMs: args.requestTimeoutMs } : {}),
     onRetry: (info) => reporter.retry(retryText(info)),
   });
 

@@ -119,6 +119,14 @@ describe("API errors: exit 3, status, the API's message and a hint; never the ke
     expect(run.stderr).toContain("upstream exploded");
   });
 
+  it("--request-timeout bounds the wait for a response that never starts: retried, then answered", async () => {
+    fx.server.setScript([{ content: "too late", delayMs: 5_000 }, { content: "on time" }]);
+    const run = await cli(["hi", "--request-timeout", "300", "--no-stream"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe("on time\n");
+    expect(run.stderr).toContain("retrying: the request failed (timeout: no response headers in time)");
+  });
+
   it("an unreachable endpoint says it could not connect and to which URL", async () => {
     const run = await cli(["hi"], cliEnv("http://127.0.0.1:9/v1"));
     expect(run.code).toBe(3);

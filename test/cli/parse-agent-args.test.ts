@@ -5,9 +5,9 @@ import { colorsWanted, createProgressReporter, shorten } from "../../src/cli/pro
 
 describe("parseAgentArgs", () => {
   it("takes flags before and after the prompt, in both spellings, and joins the prompt's tokens", () => {
-    expect(parseAgentArgs(["--model", "m", "what", "is", "--max-turns=3", "this?", "--no-stream", "--workspace", "w", "--transcript", "t", "--tool-timeout", "500", "--idle-timeout", "900"])).toEqual({
+    expect(parseAgentArgs(["--model", "m", "what", "is", "--max-turns=3", "this?", "--no-stream", "--workspace", "w", "--transcript", "t", "--tool-timeout", "500", "--idle-timeout", "900", "--request-timeout", "30000"])).toEqual({
       ok: true,
-      args: { model: "m", prompt: "what is this?", maxTurns: 3, stream: false, help: false, workspace: "w", transcript: "t", toolTimeoutMs: 500, idleTimeoutMs: 900 },
+      args: { model: "m", prompt: "what is this?", maxTurns: 3, stream: false, help: false, workspace: "w", transcript: "t", toolTimeoutMs: 500, idleTimeoutMs: 900, requestTimeoutMs: 30000 },
     });
   });
 
