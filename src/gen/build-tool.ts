@@ -1,5 +1,5 @@
 import { ts } from "./compiler.js";
-import type { CallingConvention, JsonSchema, JsonValue, ParametersSchema, ToolDefinition } from "../shared/schemas-file.js";
+import type { CallingConvention, JsonSchema, JsonValue, ToolDefinition } from "../shared/schemas-file.js";
 import { diagnosticAt, hasErrors, type Diagnostic } from "./diagnostic.js";
 import { docHost, type DiscoveredTool } from "./discover-tools.js";
 import { inspectJsonType } from "./json-compat.js";
