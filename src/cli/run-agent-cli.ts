@@ -40,6 +40,7 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
   const apiKey = io.env.OPENAI_API_KEY ?? "";
   // Defence in depth: nothing the CLI prints may hold the key, whatever an endpoint echoes back.
   const stderr = { write: (text: string) => void io.stderr.write(scrubSecret(text, apiKey)) };
+  const stdout = { write: (text: string) => void io.stdout.write(scrubSecret(text, apiKey)) };
   const fail = (code: number, message: string): number => {
     stderr.write(`${message}\n`);
     return code;
@@ -95,7 +96,7 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
   const transcriptFile = history.file;
   if (transcriptFile !== undefined) {
     try {
-      transcript = openTranscript(transcriptFile);
+      transcript = openTranscript(transcriptFile, { redact: (line) => scrubSecret(line, apiKey) });
     } catch (error) {
       return usageError(`cannot write the transcript ${transcriptFile} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
     }
@@ -110,20 +111,22 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
     workspace,
     history: history.messages,
     onEvent: reporter.onEvent,
+    // A tool can read the key (a `.env` in the workspace): masked before the model, history or transcript see it.
+    afterToolCall: (_call, result) => ({ ...result, content: scrubSecret(result.content, apiKey) }),
     ...(args.maxTurns !== undefined ? { maxTurns: args.maxTurns } : {}),
     ...(transcript ? { transcript } : {}),
   });
 
   try {
     if (interactive) {
-      return await runInteractive({ agent, input: io.stdin, prompts: io.stderr, stdout: io.stdout, reporter });
+      return await runInteractive({ agent, input: io.stdin, prompts: io.stderr, stdout, reporter });
     }
     const controller = new AbortController();
     const stopListening = io.onInterrupt(() => controller.abort());
     try {
       const result = await agent.run(args.prompt ?? "", { signal: controller.signal });
       const report = reportResult(result);
-      if (report.stdout !== undefined) io.stdout.write(report.stdout);
+      if (report.stdout !== undefined) stdout.write(report.stdout);
       if (report.message !== undefined) reporter.line(report.message);
       return report.exitCode;
     } finally {

@@ -13,16 +13,18 @@ export interface TranscriptWriter extends MessageSink {
 
 /**
  * Opens `file` for appending (creating it). If the file does not end with a newline (a torn last line),
- * a newline is written first so that the next message starts on a fresh line.
+ * a newline is written first so that the next message starts on a fresh line. `redact` sees each line
+ * before it is written (the CLI masks the API key with it).
  */
-export function openTranscript(file: string): TranscriptWriter {
+export function openTranscript(file: string, options: { redact?: (line: string) => string } = {}): TranscriptWriter {
+  const redact = options.redact ?? ((line: string) => line);
   const needsNewline = existsSync(file) && !endsWithNewlineOrEmpty(readFileSync(file));
   const fd = openSync(file, "a");
   if (needsNewline) writeFully(fd, "\n");
   let closed = false;
   return {
     append(message) {
-      writeFully(fd, `${JSON.stringify(message)}\n`);
+      writeFully(fd, `${redact(JSON.stringify(message))}\n`);
     },
     close() {
       if (closed) return;

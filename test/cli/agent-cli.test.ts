@@ -8,7 +8,8 @@ import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { INTERRUPTED_TOOL_RESULT } from "../../src/runtime/interrupted-tool-calls.js";
 import { httpError, modelNotFound, startScriptedServer } from "../support/scripted-server.js";
-import { cliEnv, readTranscriptLines, runCliInProcess, tempDir, useCliFixture, writeFixtureSchemas, type CliRun } from "./support.js";
+import { cliEnv, projectRoot, readTranscriptLines, runCliInProcess, SENTINEL_KEY, tempDir, useCliFixture, writeFixtureSchemas, type CliRun } from "./support.js";
+import type { ChatMessage } from "../../src/runtime/messages.js";
 
 const fx = useCliFixture();
 beforeEach(() => fx.server.setScript([]));
@@ -54,6 +55,23 @@ describe("one prompt", () => {
     // The transcript is exactly the last request's messages plus the answer.
     transcriptText(transcript);
     expect(readTranscriptLines(transcript)).toEqual([...lastRequestMessages(), { role: "assistant", content: "The answer." }]);
+  });
+
+  it("masks the key wherever it could surface: a .env read from the workspace, the answer, the transcript", async () => {
+    const ws = tempDir();
+    writeFileSync(path.join(ws, ".env"), `OPENAI_API_KEY=${SENTINEL_KEY}\n`);
+    const realTools = writeFixtureSchemas(tempDir(), path.join(projectRoot, "tools"));
+    fx.server.setScript([{ toolCalls: [{ id: "k1", name: "read_file", arguments: '{"path":".env"}' }] }, { content: `The key is ${SENTINEL_KEY}.` }]);
+    const transcript = path.join(fx.dir, "key.jsonl");
+    const before = fx.server.requests.length;
+    const run = await runCliInProcess(["--schemas", realTools, "--workspace", ws, "--no-stream", "what is in .env?", "--transcript", transcript], cliEnv(fx.server.baseURL), fx.dir);
+    fx.outputs.push(run.stdout, run.stderr);
+    expect(run).toMatchObject({ code: 0, stdout: "The key is ***.\n" });
+    const toolMessage = (lastRequestMessages() as ChatMessage[]).find((message) => message.role === "tool");
+    expect(toolMessage?.content).toBe("OPENAI_API_KEY=***\n");
+    for (const request of fx.server.requests.slice(before)) expect(request.rawBody).not.toContain(SENTINEL_KEY.slice(-8));
+    expect(readTranscriptLines(transcript).at(-1)).toEqual({ role: "assistant", content: "The key is ***." });
+    transcriptText(transcript);
   });
 
   it("stops at the turn limit: nothing on stdout, exit 1, says how to raise it", async () => {
