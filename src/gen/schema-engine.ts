@@ -16,7 +16,8 @@ const tsjs = loadTypescriptJsonSchema();
 /** The generator's internals this module relies on (public in the JavaScript, private in its typings). */
 interface GeneratorInternals {
   getClassDefinition(type: ts.Type, definition: Definition): Definition;
-  getTypeDefinition(type: ts.Type, asRef?: boolean, unionModifier?: string): Definition;
+  getTypeDefinition(type: ts.Type, asRef?: boolean, unionModifier?: string, ...rest: unknown[]): Definition;
+  getUnionDefinition(type: ts.UnionType, unionModifier: string, definition: Definition): Definition;
 }
 
 export interface TypeSchemas {
@@ -88,6 +89,7 @@ export class SchemaEngine {
     type Table = ConstructorParameters<typeof JsonSchemaGenerator>[1];
     const generator = new tsjs.JsonSchemaGenerator([], this.table as unknown as Table, {}, {}, this.checker as unknown as Checker, args);
     keepRecordValueTypes(generator as unknown as GeneratorInternals, this.checker);
+    describeIntersectionsAsJson(generator as unknown as GeneratorInternals, this.checker);
     return generator;
   }
 }
@@ -107,4 +109,42 @@ function keepRecordValueTypes(generator: GeneratorInternals, checker: ts.TypeChe
     }
     return result;
   };
+}
+
+const PRIMITIVE = ts.TypeFlags.StringLike | ts.TypeFlags.NumberLike | ts.TypeFlags.BooleanLike;
+
+/**
+ * typescript-json-schema (with `noExtraProps`) merges every intersection into one closed object. Two
+ * intersections mean something else at runtime, where only the JSON value exists:
+ * - a primitive intersected with object types (`string & { __brand: "Id" }`, `number & {}`) is a
+ *   brand, which exists only at compile time: the value is the primitive (a branded `boolean` is the
+ *   union `(true & B) | (false & B)`, so union members are unbranded too, and `true | false` reads as
+ *   `boolean` again);
+ * - an intersection with a string index signature (`{ a: string } & Record<string, string>`) accepts
+ *   other keys, so it stays open with the index value type, as an interface with one does.
+ */
+function describeIntersectionsAsJson(generator: GeneratorInternals, checker: ts.TypeChecker): void {
+  const getTypeDefinition = generator.getTypeDefinition.bind(generator);
+  const getUnionDefinition = generator.getUnionDefinition.bind(generator);
+  generator.getUnionDefinition = (type, unionModifier, definition) => {
+    const members = type.types.map((member) => brandedPrimitive(member) ?? member);
+    if (members.every((member, index) => member === type.types[index])) return getUnionDefinition(type, unionModifier, definition);
+    // The generator reads only `types` of the union it is given.
+    return getUnionDefinition(Object.create(type, { types: { value: members } }) as ts.UnionType, unionModifier, definition);
+  };
+  generator.getTypeDefinition = (type, asRef, unionModifier, ...rest) => {
+    if (!type.isIntersection()) return getTypeDefinition(type, asRef, unionModifier, ...rest);
+    const primitive = brandedPrimitive(type);
+    if (primitive !== undefined) return getTypeDefinition(primitive, asRef, unionModifier, ...rest);
+    const definition = getTypeDefinition(type, asRef, unionModifier, ...rest);
+    const index = checker.getIndexInfoOfType(type, ts.IndexKind.String);
+    if (index !== undefined && definition.additionalProperties === false) {
+      definition.additionalProperties = getTypeDefinition(index.type, undefined, "anyOf");
+    }
+    return definition;
+  };
+}
+
+function brandedPrimitive(type: ts.Type): ts.Type | undefined {
+  return type.isIntersection() ? type.types.find((member) => (member.flags & PRIMITIVE) !== 0) : undefined;
 }
