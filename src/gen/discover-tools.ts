@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { ArrowFunction, FunctionDeclaration, FunctionExpression, SourceFile } from "ts-morph";
 import { Node } from "./compiler.js";
 import { diagnosticAt, type Diagnostic } from "./diagnostic.js";
@@ -20,8 +21,12 @@ const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
  * The tools of one file: `export function`, `export async function` and `export const f = (…) => …`
  * (or a function expression). Exported types and values that are not functions are ignored, so a
  * file of shared types contributes no tools. `export default` has no name a model could call.
+ *
+ * A function is a tool of the file that declares it: a re-export (`export * from "./a"`,
+ * `export { g } from "../lib/g"`) is not a second tool. Re-exported from another tool file, it is that
+ * file's tool already; re-exported from elsewhere, it is ignored with a warning.
  */
-export function discoverTools(sourceFile: SourceFile): { tools: DiscoveredTool[]; diagnostics: Diagnostic[] } {
+export function discoverTools(sourceFile: SourceFile, toolFiles: ReadonlySet<string>): { tools: DiscoveredTool[]; diagnostics: Diagnostic[] } {
   const tools: DiscoveredTool[] = [];
   const diagnostics: Diagnostic[] = [];
   const file = sourceFile.getFilePath();
@@ -34,6 +39,19 @@ export function discoverTools(sourceFile: SourceFile): { tools: DiscoveredTool[]
     const found = declarations.map((declaration) => ({ declaration, fn: toolFunctionOf(declaration) })).find((entry) => entry.fn !== undefined);
     if (found?.fn === undefined) continue;
     const { declaration, fn } = found;
+    const home = declaration.getSourceFile().getFilePath();
+    if (home !== file) {
+      if (!toolFiles.has(home)) {
+        diagnostics.push(diagnosticAt(reExportOf(sourceFile, name), "warning",
+          `"${name}" is re-exported from ${path.relative(path.dirname(file), home)}, which is not a tool file, so it is not a tool; a tool is a function exported by the tool file that declares it: move it here or wrap it in a function declared here`));
+      }
+      continue;
+    }
+    if (Node.isFunctionDeclaration(fn) && fn.getOverloads().length > 0) {
+      diagnostics.push(diagnosticAt(fn.getOverloads()[0]!, "error",
+        `tool "${name}" is overloaded, and one tool has one parameters schema; give it a single signature (a union parameter type covers several call forms)`));
+      continue;
+    }
     if (!TOOL_NAME.test(name)) {
       diagnostics.push(diagnosticAt(declaration, "error",
         `tool name "${name}" is not accepted by model providers, which allow only letters, digits, _ and - (1 to 64 characters); rename the export`));
@@ -44,8 +62,14 @@ export function discoverTools(sourceFile: SourceFile): { tools: DiscoveredTool[]
   return { tools: tools.sort((a, b) => a.name.localeCompare(b.name)), diagnostics };
 }
 
+/** The export statement of this file that brings in `name` from elsewhere (for the warning's place). */
+function reExportOf(sourceFile: SourceFile, name: string): Node {
+  const exports = sourceFile.getExportDeclarations();
+  const named = exports.find((declaration) => declaration.getNamedExports().some((specifier) => (specifier.getAliasNode()?.getText() ?? specifier.getName()) === name));
+  return named ?? exports.find((declaration) => declaration.isNamespaceExport()) ?? sourceFile;
+}
+
 function toolFunctionOf(declaration: Node): ToolFunction | undefined {
-  // An overloaded function is called through its implementation's signature.
   if (Node.isFunctionDeclaration(declaration)) return declaration.isOverload() ? declaration.getImplementation() : declaration;
   if (Node.isVariableDeclaration(declaration)) {
     const initializer = declaration.getInitializer();

@@ -157,13 +157,14 @@ export class ToolGenerator {
   private rebuildTools(toolFiles: readonly string[]): void {
     const checker = this.project.getTypeChecker().compilerObject;
     const engine = new SchemaEngine(checker);
+    const toolFileSet = new Set(this.toolFiles);
     for (const file of toolFiles) {
       const sourceFile = this.project.getSourceFile(file);
       if (sourceFile === undefined) continue;
       const result: ToolFileResult = { tools: [], diagnostics: [] };
       // A file the compiler rejects is reported by the compiler; its tools would only add noise.
       if (!hasErrors(this.checked.get(file) ?? [])) {
-        const discovered = discoverTools(sourceFile);
+        const discovered = discoverTools(sourceFile, toolFileSet);
         result.diagnostics.push(...discovered.diagnostics);
         for (const tool of discovered.tools) {
           const { built, diagnostics } = buildTool(tool, engine, checker);
