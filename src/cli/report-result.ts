@@ -48,6 +48,11 @@ export function reportResult(result: RunResult): ResultReport {
         exitCode: EXIT.modelStopped,
         message: `Stopped: the provider's content filter blocked the response (finish_reason "content_filter"); no tool was run.`,
       };
+    case "refused":
+      return {
+        exitCode: EXIT.modelStopped,
+        message: `Stopped: the model refused to answer: ${JSON.stringify(result.refusal)}`,
+      };
     case "unknown_finish":
       return {
         exitCode: EXIT.modelStopped,

@@ -33,6 +33,8 @@ export type RunResult =
   /** Every attempt was cut off by the token limit (`finish_reason: "length"`). */
   | { kind: "length_exhausted"; turns: number; attempts: number; usage: TokenUsage }
   | { kind: "content_filter"; turns: number; usage: TokenUsage }
+  /** The model declined (OpenAI's `refusal`) and gave no answer and no tool calls. */
+  | { kind: "refused"; refusal: string; turns: number; usage: TokenUsage }
   | { kind: "unknown_finish"; turns: number; finishReason: FinishReason; usage: TokenUsage }
   | { kind: "api_error"; turns: number; error: ApiFailure; usage: TokenUsage }
   /** The run's signal was aborted (Ctrl-C); history keeps only what was finished. */

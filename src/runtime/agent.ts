@@ -199,6 +199,10 @@ export function createAgent(options: AgentOptions): Agent {
         continue;
       }
       if (verdict === "content_filter") return end({ kind: "content_filter", turns, usage });
+      // A refusal is not an answer: an empty answer with exit 0 would lose what the model said.
+      if (verdict === "answer" && modelTurn.refusal !== undefined && (modelTurn.message.content ?? "") === "") {
+        return end({ kind: "refused", refusal: modelTurn.refusal, turns, usage });
+      }
       if (verdict === "unknown") return end({ kind: "unknown_finish", turns, finishReason: modelTurn.finishReason, usage });
       lengthRetries = 0;
       append(modelTurn.message);

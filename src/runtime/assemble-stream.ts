@@ -7,6 +7,8 @@
 /** A response as the provider described it, before normalization (see `normalizeTurn`). */
 export interface RawTurn {
   content: string | null;
+  /** OpenAI's `refusal`: the model declined; not content, and never sent back (strict gateways refuse it). */
+  refusal: string;
   toolCalls: RawToolCall[];
   /** `null`: the provider never said. */
   finishReason: string | null;
@@ -22,6 +24,7 @@ export interface RawToolCall {
 
 export class StreamAssembler {
   private content = "";
+  private refusal = "";
   private finishReason: string | null = null;
   private usage: unknown = undefined;
   private readonly calls: RawToolCall[] = [];
@@ -46,6 +49,7 @@ export class StreamAssembler {
     if (Array.isArray(delta.tool_calls)) {
       for (const callDelta of delta.tool_calls) if (isRecord(callDelta)) this.addToolCallDelta(callDelta);
     }
+    if (typeof delta.refusal === "string") this.refusal += delta.refusal;
     if (typeof delta.content === "string" && delta.content !== "") {
       this.content += delta.content;
       return delta.content;
@@ -54,7 +58,7 @@ export class StreamAssembler {
   }
 
   result(): RawTurn {
-    return { content: this.content, toolCalls: this.calls, finishReason: this.finishReason, usage: this.usage };
+    return { content: this.content, refusal: this.refusal, toolCalls: this.calls, finishReason: this.finishReason, usage: this.usage };
   }
 
   private addToolCallDelta(delta: Record<string, unknown>): void {

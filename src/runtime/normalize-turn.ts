@@ -26,6 +26,7 @@ export function normalizeTurn(raw: RawTurn): ModelTurn {
   return {
     message,
     finishReason: finishReasonOf(raw.finishReason, toolCalls.length > 0),
+    ...(raw.refusal !== "" ? { refusal: raw.refusal } : {}),
     ...(usage ? { usage } : {}),
   };
 }
@@ -37,6 +38,7 @@ export function rawTurnFromCompletion(choice: unknown, usage: unknown): RawTurn 
   const calls = Array.isArray(message.tool_calls) ? message.tool_calls : [];
   return {
     content: typeof message.content === "string" ? message.content : null,
+    refusal: typeof message.refusal === "string" ? message.refusal : "",
     toolCalls: calls.filter(isRecord).map((call) => {
       const fn = isRecord(call.function) ? call.function : {};
       return {

@@ -23,6 +23,8 @@ export interface ModelTurn {
    * otherwise the provider's own reason (`length`, `content_filter`, or an unknown string).
    */
   finishReason: FinishReason;
+  /** The model's refusal text (OpenAI's `refusal` field), when it declined instead of answering. */
+  refusal?: string;
   usage?: TokenUsage;
 }
 

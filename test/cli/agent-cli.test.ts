@@ -105,6 +105,19 @@ describe("one prompt", () => {
     expect(unknown.code).toBe(4);
     expect(unknown.stderr).toContain('unknown finish_reason "eos_weird"');
   });
+
+  it("a refusal is a clear stop with the model's words, not an empty answer (exit 4), streamed or not", async () => {
+    for (const flags of [[], ["--no-stream"]]) {
+      fx.server.setScript([{ content: "", extraMessageFields: { refusal: "I can't help with that." } }]);
+      const transcript = path.join(tempDir(), "refused.jsonl");
+      const refused = await cli(["do the bad thing", "--transcript", transcript, ...flags]);
+      expect(refused.code).toBe(4);
+      expect(refused.stdout).toBe("");
+      expect(refused.stderr).toContain(`Stopped: the model refused to answer: "I can't help with that."`);
+      // Like any stop without an answer, the turn is not added: the transcript ends with the prompt.
+      expect(readTranscriptLines(transcript).at(-1)).toEqual({ role: "user", content: "do the bad thing" });
+    }
+  });
 });
 
 describe("API errors: exit 3, status, the API's message and a hint; never the key or a stack", () => {
