@@ -9,7 +9,14 @@ import { scrubSecret } from "../src/runtime/model-errors.js";
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const envFile = path.join(projectRoot, ".env");
 // Node's loader keeps variables already set, so the real environment wins over .env.
-if (existsSync(envFile)) process.loadEnvFile(envFile);
+if (existsSync(envFile)) {
+  try {
+    process.loadEnvFile(envFile);
+  } catch (error) {
+    process.stderr.write(`error: cannot read ${envFile} (${(error as NodeJS.ErrnoException).code ?? String(error)}); fix or remove it\n`);
+    process.exit(EXIT.usage);
+  }
+}
 
 /** After Ctrl-C the run ends within moments; a tool that ignores its signal must not keep the process alive. */
 const FORCED_EXIT_MS = 1500;

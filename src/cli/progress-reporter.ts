@@ -18,6 +18,7 @@ export interface ProgressReporter {
   retry(message: string): void;
 }
 
+const NAME_WIDTH = 64;
 const ARGUMENTS_WIDTH = 160;
 const RESULT_WIDTH = 200;
 
@@ -67,10 +68,10 @@ export function createProgressReporter(output: ProgressOutput, colors: boolean):
         line(yellow(`  the response was cut off by the token limit (finish_reason "length"): discarded, its tool calls not run; asking again (retry ${event.attempt} of ${event.maxRetries})`));
         return;
       case "tool_call_start":
-        line(cyan(`  → ${event.call.function.name}`) + dim(`(${shorten(event.call.function.arguments, ARGUMENTS_WIDTH)})`));
+        line(cyan(`  → ${shorten(event.call.function.name, NAME_WIDTH)}`) + dim(`(${shorten(event.call.function.arguments, ARGUMENTS_WIDTH)})`));
         return;
       case "tool_call_end":
-        line(resultLine(event.call.function.name, event.result, red));
+        line(resultLine(shorten(event.call.function.name, NAME_WIDTH), event.result, red));
         return;
       case "interrupted_calls_answered":
         line(yellow(`resume: ${event.toolCallIds.length} tool call(s) of the interrupted run had no result; answered as "interrupted" (${event.toolCallIds.join(", ")})`));

@@ -52,6 +52,15 @@ describe("progress output", () => {
     expect(shorten("x".repeat(30), 10)).toBe(`${"x".repeat(10)}… (30 chars)`);
   });
 
+  it("shortens a tool name the model made up, like its arguments and result", () => {
+    let out = "";
+    const reporter = createProgressReporter({ write: (text) => (out += text) }, false);
+    const call = { id: "c", type: "function" as const, function: { name: "n".repeat(200_000), arguments: "{}" } };
+    reporter.onEvent({ type: "tool_call_start", turn: 1, call });
+    reporter.onEvent({ type: "tool_call_end", turn: 1, call, result: { status: "unknown_tool", content: "no such tool" } });
+    expect(out).toBe(`  → ${"n".repeat(64)}… (200000 chars)({})\n  ← ${"n".repeat(64)}… (200000 chars) unknown_tool: no such tool\n`);
+  });
+
   it("ends streamed text before the next line", () => {
     let out = "";
     const reporter = createProgressReporter({ write: (text) => (out += text) }, false);
