@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { checkSchemas, describeCheck } from "./check-schemas.js";
 import { parseGenArgs, type GenOptions } from "./cli-args.js";
@@ -37,6 +37,10 @@ export function runGen(argv: readonly string[], io: GenIo): number | WatchHandle
 function generateOnce(argv: readonly string[], io: GenIo): number | WatchHandle {
   const options = parseGenArgs(argv, io.cwd);
   if ("severity" in options) return report([options], io);
+  if (isDirectory(options.outFile)) {
+    const shown = relativePath(io.cwd, options.outFile) || ".";
+    return report([{ severity: "error", message: `--out ${shown} is a directory; give a file path such as ${path.join(shown, "schemas.json")}` }], io);
+  }
   const generator = ToolGenerator.open(options.toolsDir, options.outFile);
   if ("severity" in generator) return report([generator], io);
   if (options.watch) return watchTools(generator, options, io);
@@ -61,7 +65,8 @@ function check(options: GenOptions, generation: Generation, io: GenIo): number {
 }
 
 function write(options: GenOptions, generation: Generation, io: GenIo): number {
-  writeSchemas(options.outFile, generation.text!);
+  const failure = writeSchemasOrExplain(options.outFile, generation.text!, io.cwd);
+  if (failure !== undefined) return report([{ severity: "error", message: failure }], io);
   io.stdout(`gen: ${countTools(generation.file!.tools.length)} → ${relativePath(io.cwd, options.outFile)}\n`);
   return 0;
 }
@@ -76,6 +81,34 @@ export function writeSchemas(outFile: string, text: string): boolean {
   mkdirSync(path.dirname(outFile), { recursive: true });
   writeFileSync(outFile, text);
   return true;
+}
+
+/** Writes like `writeSchemas`; returns what went wrong, in words, instead of throwing. */
+export function writeSchemasOrExplain(outFile: string, text: string, cwd: string): string | undefined {
+  try {
+    writeSchemas(outFile, text);
+    return undefined;
+  } catch (error) {
+    return `cannot write ${relativePath(cwd, outFile)}: ${writeProblem(error)}`;
+  }
+}
+
+function writeProblem(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "EISDIR") return "it is a directory; give a file path inside it";
+  if (code === "EACCES" || code === "EPERM") return "permission denied; choose another --out or fix the folder's permissions";
+  if (code === "ENOTDIR" || code === "EEXIST") return "a part of its path is a file, not a folder";
+  if (code === "EROFS") return "the file system is read-only";
+  if (code === "ENOSPC") return "the disk is full";
+  return error instanceof Error ? error.message : String(error);
+}
+
+function isDirectory(file: string): boolean {
+  try {
+    return statSync(file).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 function readText(file: string): string | undefined {

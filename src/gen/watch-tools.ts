@@ -3,7 +3,7 @@ import path from "node:path";
 import type { GenOptions } from "./cli-args.js";
 import { formatDiagnostic, relativePath, type Diagnostic } from "./diagnostic.js";
 import type { GenIo } from "./run-gen.js";
-import { countTools, writeSchemas } from "./run-gen.js";
+import { countTools, writeSchemasOrExplain } from "./run-gen.js";
 import type { Generation, ToolGenerator } from "./tool-generator.js";
 
 export interface WatchHandle {
@@ -33,7 +33,11 @@ export function watchTools(generator: ToolGenerator, options: GenOptions, io: Ge
       io.stderr(`gen: ${what}: ${errors} error${errors === 1 ? "" : "s"}; ${shownOut} left as it was (${ms} ms)\n`);
       return;
     }
-    writeSchemas(options.outFile, generation.text);
+    const failure = writeSchemasOrExplain(options.outFile, generation.text, io.cwd);
+    if (failure !== undefined) {
+      io.stderr(`gen: ${what}: ${failure}; still watching (${ms} ms)\n`);
+      return;
+    }
     io.stderr(`gen: ${what}: ${countTools(generation.file!.tools.length)} → ${shownOut} (${ms} ms)\n`);
   };
 

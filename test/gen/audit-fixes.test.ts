@@ -1,5 +1,7 @@
+import { readdirSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { runGen } from "../../src/gen/run-gen.js";
 import { compileStrict, generate, messages, parametersOf, writeTree } from "./support.js";
 
 /** Generates one tool file and returns the diagnostics (relative to the folder) and the file. */
@@ -89,5 +91,31 @@ describe("overloads", () => {
       'tools/t.ts:2:1 error: tool "over" is overloaded, and one tool has one parameters schema; give it a single signature (a union parameter type covers several call forms)',
     ]);
     expect(generation.file).toBeUndefined();
+  });
+});
+
+describe("--out that cannot be written", () => {
+  const tool = "/** Tool. */\nexport function t(): void {}\n";
+  function run(argv: string[], cwd: string) {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = runGen(argv, { cwd, stdout: (text) => out.push(text), stderr: (text) => err.push(text) });
+    return { code, stdout: out.join(""), stderr: err.join("") };
+  }
+
+  it("a directory is a usage error, and nothing is written", () => {
+    const root = writeTree({ "tools/t.ts": tool, "out/keep.txt": "" });
+    expect(run(["--out", "out"], root)).toEqual({
+      code: 1, stdout: "", stderr: "error: --out out is a directory; give a file path such as out/schemas.json\ngen: 1 error; nothing written\n",
+    });
+    expect(readdirSync(path.join(root, "out"))).toEqual(["keep.txt"]);
+  });
+
+  it("a path through a file is a clear error; a missing parent folder is created", () => {
+    const root = writeTree({ "tools/t.ts": tool, "afile": "" });
+    expect(run(["--out", "afile/schemas.json"], root)).toEqual({
+      code: 1, stdout: "", stderr: "error: cannot write afile/schemas.json: a part of its path is a file, not a folder\ngen: 1 error; nothing written\n",
+    });
+    expect(run(["--out", "new/deeper/schemas.json"], root)).toEqual({ code: 0, stdout: "gen: 1 tool → new/deeper/schemas.json\n", stderr: "" });
   });
 });
