@@ -3,10 +3,10 @@ import type { CallingConvention, JsonSchema, JsonValue, ToolDefinition } from ".
 import { diagnosticAt, hasErrors, type Diagnostic } from "./diagnostic.js";
 import { docHost, type DiscoveredTool } from "./discover-tools.js";
 import { inspectJsonType } from "./json-compat.js";
-import { applyKeyword, keywordFromTag, VALIDATION_TAGS } from "./keywords.js";
+import { applyKeyword, isTypedKeyword, keywordFromTag, VALIDATION_TAGS } from "./keywords.js";
 import { literalDefault } from "./literal-default.js";
 import type { SchemaEngine } from "./schema-engine.js";
-import { finishParameters } from "./finish-parameters.js";
+import { finishParameters, type ParameterKeyword } from "./finish-parameters.js";
 import { readInlineParamDoc, readToolDocs, type ParamDoc, type ToolDocs } from "./tool-docs.js";
 
 export interface BuiltTool {
@@ -56,12 +56,14 @@ export function buildTool(tool: DiscoveredTool, engine: SchemaEngine, checker: t
 
   const properties: { [name: string]: JsonSchema } = {};
   const required: string[] = [];
+  const parameterKeywords = new Map<string, ParameterKeyword[]>();
   for (const spec of specs) {
     const schema: JsonSchema = { ...schemas.get(spec.name) };
     if (spec.doc.description !== undefined) schema.description = spec.doc.description;
     for (const tag of spec.doc.tags) {
       const result = keywordFromTag(tag.name, tag.text);
       if ("error" in result) diagnostics.push(diagnosticAt(spec.node, "error", `parameter "${spec.name}" of tool "${tool.name}": ${result.error}`));
+      else if (isTypedKeyword(result.keyword)) parameterKeywords.set(spec.name, [...(parameterKeywords.get(spec.name) ?? []), result]);
       else applyKeyword(schema, result.keyword, result.value);
     }
     if (spec.defaultValue !== undefined) schema.default = spec.defaultValue;
@@ -73,8 +75,13 @@ export function buildTool(tool: DiscoveredTool, engine: SchemaEngine, checker: t
   }
   applyMemberDocs(docs, properties, byObject ? undefined : new Set(specs.map((spec) => spec.name)));
 
-  const finished = finishParameters({ type: "object", properties, required, additionalProperties: false }, definitions);
+  const finished = finishParameters({ type: "object", properties, required, additionalProperties: false }, definitions, tool.name, parameterKeywords);
   for (const problem of finished.problems) diagnostics.push(diagnosticAt(tool.declaration, "error", `tool "${tool.name}": ${problem}`));
+  const nodeOf = new Map(specs.map((spec) => [spec.name, spec.node]));
+  for (const problem of finished.tagProblems) {
+    const node = problem.parameter === undefined ? undefined : nodeOf.get(problem.parameter);
+    diagnostics.push(diagnosticAt(node ?? tool.declaration, problem.severity, problem.message));
+  }
   if (hasErrors(diagnostics)) return { diagnostics };
 
   const call: CallingConvention = byObject ? { kind: "object" } : { kind: "positional", params: specs.map((spec) => spec.name) };

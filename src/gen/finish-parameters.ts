@@ -1,5 +1,5 @@
 import type { JsonSchema, JsonValue, ParametersSchema } from "../shared/schemas-file.js";
-import { applyKeyword, normalizeKeyword } from "./keywords.js";
+import { applyKeyword, isTypedKeyword, normalizeKeyword, placeKeyword, type PlacementProblem } from "./keywords.js";
 import { forEachSchema, orderSchemaKeys } from "./schema-walk.js";
 
 /** Keywords typescript-json-schema copies from member tags as it reads them, to be checked and typed here. */
@@ -9,13 +9,32 @@ const TAG_KEYWORDS = [
 ];
 const TAG_KEYWORD_SET = new Set(TAG_KEYWORDS);
 
+/** A keyword from a parameter's own tags, placed once its schema has its final form. */
+export interface ParameterKeyword {
+  keyword: string;
+  value: JsonValue;
+}
+
+/** A tag keyword that could not be placed; `parameter` is set when it came from that parameter's own tags. */
+export interface TagProblem extends PlacementProblem {
+  parameter?: string;
+}
+
 /**
  * Makes a tool's `parameters` self-contained and tidy: the definitions its `$ref`s need live inside it
  * under names that are safe in a JSON pointer, unused ones are dropped, tag keywords have their JSON
- * types, and keywords are in a fixed order.
+ * types and sit where that type is, and keywords are in a fixed order. Typed tag keywords are placed
+ * after the whole tree has its strict-Ajv form, since splitting type lists and tuples moves the types
+ * they belong with.
  */
-export function finishParameters(root: ParametersSchema, definitions: Record<string, JsonSchema>): { parameters: ParametersSchema; problems: string[] } {
+export function finishParameters(
+  root: ParametersSchema,
+  definitions: Record<string, JsonSchema>,
+  toolName: string,
+  parameterKeywords: ReadonlyMap<string, readonly ParameterKeyword[]> = new Map(),
+): { parameters: ParametersSchema; problems: string[]; tagProblems: TagProblem[] } {
   const problems: string[] = [];
+  const tagProblems: TagProblem[] = [];
   const renamed = safeDefinitionNames(Object.keys(definitions));
   const withDefinitions: JsonSchema = { ...root };
   if (renamed.size > 0) {
@@ -23,6 +42,7 @@ export function finishParameters(root: ParametersSchema, definitions: Record<str
     for (const [original, safe] of renamed) local[safe] = definitions[original]!;
     withDefinitions.definitions = local;
   }
+  const memberKeywords: { node: JsonSchema; keyword: string; value: JsonValue }[] = [];
   forEachSchema(withDefinitions, (node) => {
     const ref = node.$ref;
     if (typeof ref === "string" && ref.startsWith("#/definitions/")) {
@@ -38,11 +58,61 @@ export function finishParameters(root: ParametersSchema, definitions: Record<str
       delete node[key];
       const result = normalizeKeyword(key, value);
       if ("error" in result) problems.push(result.error);
+      else if (isTypedKeyword(result.keyword) && !isTupleLength(node, result.keyword)) memberKeywords.push({ node, keyword: result.keyword, value: result.value });
       else applyKeyword(node, result.keyword, result.value);
     }
   });
+  for (const { node, keyword, value } of memberKeywords) {
+    const problem = placeKeyword(node, keyword, value, `member "${memberPath(withDefinitions, node) ?? "?"}" of tool "${toolName}"`);
+    if (problem !== undefined) tagProblems.push(problem);
+  }
+  const properties = withDefinitions.properties as { [name: string]: JsonSchema };
+  for (const [parameter, keywords] of parameterKeywords) {
+    const schema = properties[parameter];
+    if (schema === undefined) continue;
+    for (const { keyword, value } of keywords) {
+      const problem = placeKeyword(schema, keyword, value, `parameter "${parameter}" of tool "${toolName}"`);
+      if (problem !== undefined) tagProblems.push({ ...problem, parameter });
+    }
+  }
   dropUnusedDefinitions(withDefinitions);
-  return { parameters: orderSchemaKeys(withDefinitions) as ParametersSchema, problems };
+  return { parameters: orderSchemaKeys(withDefinitions) as ParametersSchema, problems, tagProblems };
+}
+
+/**
+ * A tuple's `minItems`/`maxItems` are its length, written by typescript-json-schema or by
+ * `fixedLengthTuples`, not tags to place (a member tag on a tuple is merged into them before we see it).
+ */
+function isTupleLength(node: JsonSchema, keyword: string): boolean {
+  return (keyword === "minItems" || keyword === "maxItems") && node.type === "array" && (Array.isArray(node.items) || (node.items === undefined && node.maxItems === 0));
+}
+
+/**
+ * `opts.limit` for a member of parameter `opts`, `Tree.left` for a member of a definition: how a
+ * message names a nested schema. Only called for a tag that cannot be placed.
+ */
+function memberPath(schema: JsonValue, target: JsonSchema, path = ""): string | undefined {
+  if (schema === target) return path;
+  if (Array.isArray(schema)) {
+    for (const entry of schema) {
+      const found = memberPath(entry, target, path);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  if (!isSchemaObject(schema)) return undefined;
+  for (const [key, value] of Object.entries(schema)) {
+    if ((key === "properties" || key === "definitions") && isSchemaObject(value)) {
+      for (const [name, child] of Object.entries(value)) {
+        const found = memberPath(child, target, key === "definitions" || path === "" ? name : `${path}.${name}`);
+        if (found !== undefined) return found;
+      }
+    } else if (key !== "enum" && key !== "const" && key !== "default" && key !== "examples") {
+      const found = memberPath(value, target, path);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
 }
 
 /** The tag keywords `node` has, in TAG_KEYWORDS order (so problems are listed the same way every time). */
