@@ -138,3 +138,28 @@ describe("a typed tag where its type is nowhere is an error", () => {
     expect(shown).toEqual(['tools/t.ts:6:1 error: @minLength applies to strings, but member "o.n" of tool "f" is a number']);
   });
 });
+
+describe("every type × every typed tag", () => {
+  const types: [string, string[]][] = [
+    ["number", ["number"]], ["string", ["string"]], ["boolean", []], ["number | null", ["number"]], ["string | number", ["number", "string"]],
+    ["1 | 2 | null", ["number"]], ["Date | null", ["string"]], ['"a" | "b"', ["string"]], ["string[]", ["array"]], ["number[] | null", ["array"]],
+    ["[string, number?]", ["array"]], ["[string, number?] | string", ["array", "string"]], ["Record<string, number>", []], ["{ a: string }", []],
+  ];
+  const tags: [string, string][] = [
+    ["@minimum 1", "number"], ["@exclusiveMaximum 9", "number"], ["@multipleOf 2", "number"], ["@minLength 1", "string"], ["@pattern ^a", "string"],
+    ["@format email", "string"], ["@minItems 1", "array"], ["@maxItems 1", "array"], ["@uniqueItems", "array"],
+  ];
+  const cases = types.flatMap(([type, has], t) => tags.map(([tag, needs], g) => ({ name: `f${t}_${g}`, type, tag, fits: has.includes(needs) })));
+  const source = (selected: typeof cases) => selected.flatMap(({ name, type, tag }) => [`/** T. @param x X. ${tag} */`, `export function ${name}(x: ${type}): void {}`]);
+
+  it("is an error exactly where the tag's type is absent; everything else compiles in strict Ajv with nothing logged", () => {
+    const all = generateTool(source(cases));
+    const errored = new Set(all.messages.filter((m) => m.includes(" error: ")).map((m) => /of tool "(\w+)"/.exec(m)?.[1]));
+    expect(cases.filter((c) => errored.has(c.name)).map((c) => c.name)).toEqual(cases.filter((c) => !c.fits).map((c) => c.name));
+
+    const fitting = cases.filter((c) => c.fits);
+    const { file, messages: shown } = generateTool(source(fitting));
+    expect(shown.filter((m) => m.includes(" error: "))).toEqual([]);
+    for (const { name } of fitting) expect([name, compileStrict(parametersOf(file!, name)).logged]).toEqual([name, []]);
+  });
+});
