@@ -77,16 +77,15 @@ export class ToolGenerator {
 
   /**
    * Applies changes to files on disk (edited, added or deleted) and regenerates what they affect.
-   * Returns the tool files whose tools were rebuilt, for the one-line report.
    */
-  update(changedFiles: readonly string[]): Generation & { rebuilt: string[] } {
+  update(changedFiles: readonly string[]): Generation {
     const before = new Set(this.toolFiles);
     const problem = this.readToolFiles();
-    if (problem !== undefined) return { diagnostics: [problem], rebuilt: [] };
+    if (problem !== undefined) return { diagnostics: [problem] };
     const addedOrRemoved = this.toolFiles.length !== before.size || this.toolFiles.some((file) => !before.has(file));
     if (addedOrRemoved || (!this.withNodeTypes && needsNodeTypes(changedFiles.filter((file) => existsSync(file))))) {
       this.load();
-      return { ...this.generateAll(), rebuilt: this.toolFiles };
+      return this.generateAll();
     }
     for (const file of changedFiles) {
       // Forgetting and re-reading a file is cheaper than ts-morph's in-place refresh, which keeps every
@@ -104,9 +103,8 @@ export class ToolGenerator {
     for (const file of inputs) {
       if (affected.has(file) || !this.checked.has(file)) this.checked.set(file, compilerDiagnostics(program, program.getSourceFile(file)));
     }
-    const rebuilt = this.toolFiles.filter((file) => affected.has(file));
-    this.rebuildTools(rebuilt);
-    return { ...this.assemble(), rebuilt };
+    this.rebuildTools(this.toolFiles.filter((file) => affected.has(file)));
+    return this.assemble();
   }
 
   private readToolFiles(): Diagnostic | undefined {

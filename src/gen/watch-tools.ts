@@ -24,9 +24,8 @@ export function watchTools(generator: ToolGenerator, options: GenOptions, io: Ge
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
 
-  const publish = (generation: Generation, what: string, started: number, rebuilt?: readonly string[]) => {
-    const shown = generation.diagnostics.filter((d) => d.severity === "error" || rebuilt === undefined || (d.file !== undefined && rebuilt.includes(d.file)));
-    for (const diagnostic of shown) io.stderr(`${formatDiagnostic(diagnostic, io.cwd)}\n`);
+  const publish = (generation: Generation, what: string, started: number, regenerated: boolean) => {
+    for (const diagnostic of shownDiagnostics(generation.diagnostics, regenerated)) io.stderr(`${formatDiagnostic(diagnostic, io.cwd)}\n`);
     const ms = Math.round(performance.now() - started);
     if (generation.text === undefined) {
       const errors = generation.diagnostics.filter((d: Diagnostic) => d.severity === "error").length;
@@ -38,7 +37,9 @@ export function watchTools(generator: ToolGenerator, options: GenOptions, io: Ge
       io.stderr(`gen: ${what}: ${failure}; still watching (${ms} ms)\n`);
       return;
     }
-    io.stderr(`gen: ${what}: ${countTools(generation.file!.tools.length)} → ${shownOut} (${ms} ms)\n`);
+    const warnings = generation.diagnostics.filter((d: Diagnostic) => d.severity === "warning").length;
+    const counted = warnings === 0 ? "" : `, ${warnings} warning${warnings === 1 ? "" : "s"}`;
+    io.stderr(`gen: ${what}: ${countTools(generation.file!.tools.length)}${counted} → ${shownOut} (${ms} ms)\n`);
   };
 
   const watchInputs = () => {
@@ -74,7 +75,7 @@ export function watchTools(generator: ToolGenerator, options: GenOptions, io: Ge
     const what = changed.map((file) => relativePath(io.cwd, file)).join(", ");
     try {
       const generation = generator.update(changed);
-      publish(generation, what, started, generation.rebuilt);
+      publish(generation, what, started, true);
       watchInputs();
     } catch (error) {
       // Keep watching: the next save may well fix whatever this was.
@@ -84,7 +85,7 @@ export function watchTools(generator: ToolGenerator, options: GenOptions, io: Ge
   };
 
   const started = performance.now();
-  publish(generator.generateAll(), `watching ${relativePath(io.cwd, options.toolsDir) || "."}`, started);
+  publish(generator.generateAll(), `watching ${relativePath(io.cwd, options.toolsDir) || "."}`, started, false);
   watchInputs();
   return {
     close() {
@@ -94,4 +95,15 @@ export function watchTools(generator: ToolGenerator, options: GenOptions, io: Ge
       watchers.clear();
     },
   };
+}
+
+/**
+ * The first generation prints everything. A regeneration prints errors, with the warnings of the files
+ * that have errors (context for fixing them), and otherwise only its one line, which counts warnings:
+ * reprinting unchanged warnings on every save buries the line that matters.
+ */
+function shownDiagnostics(diagnostics: readonly Diagnostic[], regenerated: boolean): readonly Diagnostic[] {
+  if (!regenerated) return diagnostics;
+  const filesWithErrors = new Set(diagnostics.filter((d) => d.severity === "error").map((d) => d.file));
+  return diagnostics.filter((d) => d.severity === "error" || (d.file !== undefined && filesWithErrors.has(d.file)));
 }
