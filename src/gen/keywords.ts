@@ -228,11 +228,12 @@ export function placeKeyword(schema: Schema, keyword: string, value: JsonValue, 
     applyKeyword(schema, keyword, value);
     return undefined;
   }
+  const placement = place(schema, keyword, value, type);
+  if (placement === "applied") return undefined;
+  // Only "applied" changes the schema, so it still reads as the user's type here.
   const found = describeSchema(schema);
   const tag = `${tagName(keyword)} ${JSON.stringify(value)}`;
-  switch (place(schema, keyword, value, type)) {
-    case "applied":
-      return undefined;
+  switch (placement) {
     case "holds":
       return { severity: "warning", message: `${tag} changes nothing: ${subject} is ${found}, which already meets it; remove the tag` };
     case "excludes":
