@@ -126,6 +126,24 @@ describe("a typed tag where its type is nowhere is an error", () => {
     ]);
   });
 
+  it("on a member of a destructured parameter, at the member, and on unknown or a recursive type", () => {
+    const { messages: shown } = generateTool([
+      "interface Tree { kids: Tree[] }",
+      "/** F. @param opts.size Size. @param opts.any Any. @minimum 0 @param opts.tree Tree. @minItems 1 */",
+      "export function f({ size, any, tree }: {",
+      "  /** @pattern ^a */",
+      "  size: number;",
+      "  any: unknown;",
+      "  tree: Tree;",
+      "}): void {}",
+    ]);
+    expect(shown.filter((m) => m.includes(" error: "))).toEqual([
+      'tools/t.ts:5:3 error: @pattern applies to strings, but parameter "size" of tool "f" is a number',
+      'tools/t.ts:6:3 error: @minimum applies to numbers, but parameter "any" of tool "f" is any JSON value',
+      'tools/t.ts:7:3 error: @minItems applies to arrays, but parameter "tree" of tool "f" is a Tree',
+    ]);
+  });
+
   it("on a member of an object, named by its path", () => {
     const { messages: shown } = generateTool([
       "interface Opts {",
