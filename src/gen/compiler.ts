@@ -33,6 +33,7 @@ export declare namespace ts {
   type Type = Morph.ts.Type;
   type TypeChecker = Morph.ts.TypeChecker;
   type TypeReference = Morph.ts.TypeReference;
+  type TemplateLiteralType = Morph.ts.TemplateLiteralType;
   type UnionType = Morph.ts.UnionType;
 }
 export const Node: typeof Morph.Node = morph.Node;

@@ -90,6 +90,7 @@ export class SchemaEngine {
     const generator = new tsjs.JsonSchemaGenerator([], this.table as unknown as Table, {}, {}, this.checker as unknown as Checker, args);
     keepRecordValueTypes(generator as unknown as GeneratorInternals, this.checker);
     describeIntersectionsAsJson(generator as unknown as GeneratorInternals, this.checker);
+    matchTemplateLiteralsExactly(generator as unknown as GeneratorInternals, this.checker);
     return generator;
   }
 }
@@ -147,4 +148,38 @@ function describeIntersectionsAsJson(generator: GeneratorInternals, checker: ts.
 
 function brandedPrimitive(type: ts.Type): ts.Type | undefined {
   return type.isIntersection() ? type.types.find((member) => (member.flags & PRIMITIVE) !== 0) : undefined;
+}
+
+/** A JavaScript number as `String(n)` or a person writes it: `-1`, `1.5`, `.5`, `2.`, `1e-7`. */
+const NUMBER_PATTERN = String.raw`-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?`;
+
+/**
+ * typescript-json-schema matches `${number}` with `[0-9]*` (accepting `id-`, rejecting `id-1.5`) and
+ * silently drops the text before a placeholder it does not know. Build the pattern from the type's own
+ * parts instead; a placeholder no pattern can express exactly (`Uppercase<string>`) is an error.
+ */
+function matchTemplateLiteralsExactly(generator: GeneratorInternals, checker: ts.TypeChecker): void {
+  const getTypeDefinition = generator.getTypeDefinition.bind(generator);
+  generator.getTypeDefinition = (type, ...rest) => {
+    const definition = getTypeDefinition(type, ...rest);
+    if (type.flags & ts.TypeFlags.TemplateLiteral) definition.pattern = templatePattern(type as ts.TemplateLiteralType, checker);
+    return definition;
+  };
+}
+
+function templatePattern(type: ts.TemplateLiteralType, checker: ts.TypeChecker): string {
+  const parts = type.types.map((placeholder, index) => placeholderPattern(placeholder, type, checker) + escapeRegExp(type.texts[index + 1]!));
+  return `^${escapeRegExp(type.texts[0]!)}${parts.join("")}$`;
+}
+
+function placeholderPattern(placeholder: ts.Type, template: ts.Type, checker: ts.TypeChecker): string {
+  if (placeholder.flags & (ts.TypeFlags.String | ts.TypeFlags.Any)) return String.raw`[\s\S]*`;
+  if (placeholder.flags & ts.TypeFlags.Number) return NUMBER_PATTERN;
+  if (placeholder.flags & ts.TypeFlags.BigInt) return "-?\\d+";
+  throw new Error(`the template literal type ${checker.typeToString(template)} has a placeholder \${${checker.typeToString(placeholder)}} that no pattern expresses exactly; use \${string} or \${number} there`);
+}
+
+/** Escapes what the `u` flag allows escaping, which is all that has a meaning outside a class. */
+function escapeRegExp(text: string): string {
+  return text.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
 }
