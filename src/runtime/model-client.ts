@@ -35,10 +35,22 @@ export interface RetryInfo {
   delayMs?: number;
 }
 
-export interface TurnRequesterOptions {
-  apiKey: string;
-  /** The endpoint's API root (`OPENAI_BASE_URL`); default the SDK's (api.openai.com). */
-  baseURL?: string;
+/**
+ * Where requests go: a key and an endpoint, or an `openai` client a program already has (its key,
+ * endpoint, headers and organization are kept; retries, timeout and fetch are set as below).
+ */
+export type TurnRequesterTarget =
+  | {
+      apiKey: string;
+      /** The endpoint's API root (`OPENAI_BASE_URL`); default the SDK's (api.openai.com). */
+      baseURL?: string;
+      client?: never;
+    }
+  | { client: OpenAI; apiKey?: never; baseURL?: never };
+
+export type TurnRequesterOptions = TurnRequesterTarget & TurnRequesterSettings;
+
+export interface TurnRequesterSettings {
   /** SDK retries per HTTP request (429/5xx/connection). Default 3; at least 2 is recommended. */
   maxRetries?: number;
   /** How long the SDK waits for response headers (a non-streamed response: for the whole generation). Default 10 min. */
@@ -66,13 +78,11 @@ export function createTurnRequester(options: TurnRequesterOptions): TurnRequeste
       // Progress reporting must not break a request.
     }
   };
-  const client = new OpenAI({
-    apiKey: options.apiKey,
-    ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}),
+  const clientOptions = {
     maxRetries,
     timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     // The SDK would print unparsable SSE lines to the console; failures reach the user as typed errors instead.
-    logLevel: "off",
+    logLevel: "off" as const,
     fetch: createWatchedFetch({
       idleTimeoutMs,
       maxRetries,
@@ -87,7 +97,11 @@ export function createTurnRequester(options: TurnRequesterOptions): TurnRequeste
           ...(retry.delayMs !== undefined ? { delayMs: retry.delayMs } : {}),
         }),
     }),
-  });
+  };
+  const client = options.client
+    ? options.client.withOptions(clientOptions)
+    : new OpenAI({ apiKey: options.apiKey, ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}), ...clientOptions });
+  const apiKey = client.apiKey;
   const baseURL = displayURL(client.baseURL);
 
   return async (request) => {
@@ -102,7 +116,7 @@ export function createTurnRequester(options: TurnRequesterOptions): TurnRequeste
       } catch (error) {
         const failure = toModelRequestError(error, {
           baseURL,
-          apiKey: options.apiKey,
+          apiKey,
           userAborted: request.signal.aborted,
           attempts: watch.attempts,
           ...(watch.idleTimedOut ? { idleTimeoutMs } : {}),

@@ -1,6 +1,6 @@
 /** One scripted server per test file and a requester with test-sized timeouts aimed at it. */
 import { afterAll, beforeAll } from "vitest";
-import { createTurnRequester, type RetryInfo, type TurnRequesterOptions } from "../../../src/runtime/model-client.js";
+import { createTurnRequester, type RetryInfo, type TurnRequesterSettings } from "../../../src/runtime/model-client.js";
 import { ModelRequestError } from "../../../src/runtime/model-errors.js";
 import type { ChatMessage } from "../../../src/runtime/messages.js";
 import type { ModelTurn, TurnRequest } from "../../../src/runtime/types.js";
@@ -59,7 +59,7 @@ export async function requestTurn(
   server: ScriptedServer,
   script: Script,
   stream: boolean,
-  extra: { options?: Partial<TurnRequesterOptions>; request?: Partial<TurnRequest> } = {},
+  extra: { options?: TurnRequesterSettings & { apiKey?: string; baseURL?: string }; request?: Partial<TurnRequest> } = {},
 ): Promise<Run> {
   server.setScript(script);
   const before = server.requests.length;
