@@ -101,7 +101,7 @@ function runSummary(result: RunResult): string {
   return result.kind === "answer" ? `answered after ${turns}` : `stopped (${result.kind}) after ${turns}`;
 }
 
-export function usageText(usage: TokenUsage): string {
+function usageText(usage: TokenUsage): string {
   const cached = usage.cachedTokens !== undefined ? ` (${usage.cachedTokens} cached)` : "";
   return `${usage.promptTokens} in${cached}, ${usage.completionTokens} out`;
 }

@@ -45,7 +45,7 @@ export function formatDiagnostic(diagnostic: Diagnostic, cwd: string): string {
   return `${where}${diagnostic.severity}: ${message}`;
 }
 
-export function formatLocation(diagnostic: Place, cwd: string): string {
+function formatLocation(diagnostic: Place, cwd: string): string {
   if (diagnostic.file === undefined) return "";
   const file = relativePath(cwd, diagnostic.file) || ".";
   return diagnostic.line === undefined ? file : `${file}:${diagnostic.line}:${diagnostic.col ?? 1}`;

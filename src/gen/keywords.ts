@@ -8,7 +8,7 @@ const numberKeywords = new Set(["minimum", "maximum", "exclusiveMinimum", "exclu
 const countKeywords = new Set(["minLength", "maxLength", "minItems", "maxItems"]);
 
 /** Formats Ajv knows once `ajv-formats` is added; any other `@format` would fail Ajv's strict mode. */
-export const KNOWN_FORMATS: ReadonlySet<string> = new Set([
+const KNOWN_FORMATS: ReadonlySet<string> = new Set([
   "date", "time", "date-time", "iso-time", "iso-date-time", "duration", "uri", "uri-reference", "uri-template",
   "url", "email", "hostname", "ipv4", "ipv6", "regex", "uuid", "json-pointer", "json-pointer-uri-fragment",
   "relative-json-pointer", "byte", "int32", "int64", "float", "double", "password", "binary",
@@ -27,7 +27,7 @@ export function keywordFromTag(tag: string, text: string): KeywordResult {
   return normalizeKeyword(tag, parseTagText(text.trim()));
 }
 
-export function parseTagText(text: string): JsonValue {
+function parseTagText(text: string): JsonValue {
   if (text === "") return "";
   try {
     return JSON.parse(text) as JsonValue;
@@ -166,7 +166,7 @@ function place(schema: Schema, keyword: string, value: JsonValue, type: JsonType
 }
 
 /** How a schema reads in a message: "a number", "a string or null", "a tuple of 1 or 2 items". */
-export function describeSchema(schema: Schema): string {
+function describeSchema(schema: Schema): string {
   const phrases = new Set<string>();
   collectPhrases(schema, phrases);
   // "a boolean or null" reads better than "null or a boolean".

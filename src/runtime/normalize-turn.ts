@@ -75,7 +75,7 @@ function argumentsText(args: unknown): string {
 }
 
 /** A fresh tool call id in the shape providers use. */
-export function generateCallId(): string {
+function generateCallId(): string {
   return `call_${randomBytes(12).toString("base64url")}`;
 }
 

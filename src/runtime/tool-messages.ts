@@ -15,7 +15,7 @@ export function quoteName(name: string): string {
 }
 
 /** `Parameters: path (string, required); start (integer, optional)`. */
-export function parametersLine(schema: ParametersSchema): string {
+function parametersLine(schema: ParametersSchema): string {
   const required = new Set(schema.required);
   const entries = Object.keys(schema.properties).map(
     (name) => `${name} (${describeSchemaType(schema.properties[name], schema, 1)}, ${required.has(name) ? "required" : "optional"})`,
@@ -107,7 +107,7 @@ export function internalErrorMessage(tool: string, thrown: unknown): string {
 }
 
 /** `TypeError: boom` for an Error; for anything else thrown, what it was. Never rethrows. */
-export function describeThrown(thrown: unknown): string {
+function describeThrown(thrown: unknown): string {
   try {
     if (thrown instanceof Error || (typeof thrown === "object" && thrown !== null && "message" in thrown)) {
       const { name, message } = thrown as { name?: unknown; message?: unknown };

@@ -122,7 +122,7 @@ const JSON_NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
  * never turned into strings: JSON parsing has already normalized their text (`1.0` → `1`), so the string
  * the model meant is unknown.
  */
-export function convertLosslessly(value: unknown, types: readonly string[]): { ok: true; value: unknown } | { ok: false } {
+function convertLosslessly(value: unknown, types: readonly string[]): { ok: true; value: unknown } | { ok: false } {
   if (typeof value !== "string") return { ok: false };
   if ((types.includes("number") || types.includes("integer")) && JSON_NUMBER.test(value)) {
     const number = Number(value);

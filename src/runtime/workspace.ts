@@ -108,7 +108,7 @@ export async function confineOrRefuse(workspace: string, requested: string): Pro
   }
 }
 
-export function outsideError(requested: string, root: string): WorkspaceError {
+function outsideError(requested: string, root: string): WorkspaceError {
   return new WorkspaceError("outside",
     `The path ${quotePath(requested)} is outside the workspace ${root}. Only files inside it can be used: give a path relative to it (or an absolute path under it).`);
 }
