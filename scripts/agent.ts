@@ -4,7 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { EXIT } from "../src/cli/report-result.js";
 import { runAgentCli } from "../src/cli/run-agent-cli.js";
-import { scrubSecret } from "../src/runtime/model-errors.js";
+import { scrubSecret } from "../src/runtime/model/model-errors.js";
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const envFile = path.join(projectRoot, ".env");

@@ -1,7 +1,7 @@
-import { toolContext } from "../src/runtime/tool-context.js";
-import { confineOrRefuse, quotePath } from "../src/runtime/workspace.js";
-import { listDirectory } from "../src/runtime/list-directory.js";
-import { fileKind } from "../src/runtime/file-kind.js";
+import { toolContext } from "../src/runtime/execution/tool-context.js";
+import { confineOrRefuse, quotePath } from "../src/runtime/workspace/workspace.js";
+import { listDirectory } from "../src/runtime/workspace/list-directory.js";
+import { fileKind } from "../src/runtime/workspace/file-kind.js";
 
 /** The most entries one call returns. */
 const MAX_ENTRIES = 1000;

@@ -1,8 +1,8 @@
-import { toolContext } from "../src/runtime/tool-context.js";
-import { confineOrRefuse, quotePath } from "../src/runtime/workspace.js";
-import { openConfined } from "../src/runtime/open-confined.js";
-import { readLines, type LinesRead } from "../src/runtime/read-lines.js";
-import { fileKind } from "../src/runtime/file-kind.js";
+import { toolContext } from "../src/runtime/execution/tool-context.js";
+import { confineOrRefuse, quotePath } from "../src/runtime/workspace/workspace.js";
+import { openConfined } from "../src/runtime/workspace/open-confined.js";
+import { readLines, type LinesRead } from "../src/runtime/workspace/read-lines.js";
+import { fileKind } from "../src/runtime/workspace/file-kind.js";
 
 /** The most bytes of text one call returns; longer reads go on with `offset`. */
 const MAX_RESULT_BYTES = 100_000;

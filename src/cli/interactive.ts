@@ -4,7 +4,7 @@
  * returns to the chat; Ctrl-C at the prompt or Ctrl-D leaves.
  */
 import { createInterface } from "node:readline";
-import type { Agent } from "../runtime/agent.js";
+import type { Agent } from "../runtime/loop/agent.js";
 import type { ProgressReporter } from "./progress-reporter.js";
 import { EXIT, reportResult } from "./report-result.js";
 

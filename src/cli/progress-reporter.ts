@@ -3,8 +3,8 @@
  * shortened, each result shortened, retries, streamed text and token usage (with cached tokens).
  * Colours only when the output is a terminal and NO_COLOR is unset.
  */
-import type { AgentEvent, RunResult, ToolCallResult } from "../runtime/agent-events.js";
-import type { TokenUsage } from "../runtime/types.js";
+import type { AgentEvent, RunResult, ToolCallResult } from "../runtime/loop/agent-events.js";
+import type { TokenUsage } from "../runtime/loop/types.js";
 
 export interface ProgressOutput {
   write(text: string): void;

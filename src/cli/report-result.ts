@@ -2,7 +2,7 @@
  * What the CLI says when a run ends, and its exit code. stdout gets the answer and nothing else; every
  * other ending is a message on stderr.
  */
-import type { RunResult } from "../runtime/agent-events.js";
+import type { RunResult } from "../runtime/loop/agent-events.js";
 
 export const EXIT = {
   answer: 0,

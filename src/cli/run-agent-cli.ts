@@ -5,13 +5,13 @@
  */
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
-import { createAgent } from "../runtime/agent.js";
-import type { ChatMessage } from "../runtime/messages.js";
-import { createTurnRequester, type RetryInfo } from "../runtime/model-client.js";
-import { loadSchemas } from "../runtime/load-schemas.js";
-import { scrubSecret } from "../runtime/model-errors.js";
-import { createToolExecutor } from "../runtime/tool-executor.js";
-import { openTranscript, readTranscript, type TranscriptWriter } from "../runtime/transcript.js";
+import { createAgent } from "../runtime/loop/agent.js";
+import type { ChatMessage } from "../runtime/loop/messages.js";
+import { createTurnRequester, type RetryInfo } from "../runtime/model/model-client.js";
+import { loadSchemas } from "../runtime/execution/load-schemas.js";
+import { scrubSecret } from "../runtime/model/model-errors.js";
+import { createToolExecutor } from "../runtime/execution/tool-executor.js";
+import { openTranscript, readTranscript, type TranscriptWriter } from "../runtime/loop/transcript.js";
 import { runInteractive } from "./interactive.js";
 import { AGENT_USAGE, parseAgentArgs, type AgentArgs } from "./parse-agent-args.js";
 import { colorsWanted, createProgressReporter } from "./progress-reporter.js";

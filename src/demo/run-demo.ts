@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import type { Readable } from "node:stream";
 import { colorsWanted } from "../cli/progress-reporter.js";
 import path from "node:path";
-import { loadSchemas } from "../runtime/load-schemas.js";
+import { loadSchemas } from "../runtime/execution/load-schemas.js";
 import { startScriptedServer } from "../../test/support/scripted-server.js";
 import { DEMO_PROMPT, DEMO_STEPS } from "./demo-script.js";
 

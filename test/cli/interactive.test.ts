@@ -2,7 +2,7 @@ import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { runInteractive } from "../../src/cli/interactive.js";
 import { createProgressReporter } from "../../src/cli/progress-reporter.js";
-import { createAgent } from "../../src/runtime/agent.js";
+import { createAgent } from "../../src/runtime/loop/agent.js";
 import { answerTurn, fakeExecutor, scriptedRequester } from "../runtime/loop/fakes.js";
 
 describe("interactive chat", () => {

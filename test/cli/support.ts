@@ -11,7 +11,7 @@ import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, expect } from "vitest";
 import { runAgentCli } from "../../src/cli/run-agent-cli.js";
 import { ToolGenerator } from "../../src/gen/tool-generator.js";
-import type { ChatMessage } from "../../src/runtime/messages.js";
+import type { ChatMessage } from "../../src/runtime/loop/messages.js";
 import { SENTINEL_API_KEY } from "../support/sentinel-key.js";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-server.js";
 

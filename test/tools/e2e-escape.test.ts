@@ -6,7 +6,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ChatMessage } from "../../src/runtime/messages.js";
+import type { ChatMessage } from "../../src/runtime/loop/messages.js";
 import { startScriptedServer, type ScriptedServer } from "../support/scripted-server.js";
 import { cliEnv, projectRoot, runCliInProcess, tempDir, writeFixtureSchemas } from "../cli/support.js";
 

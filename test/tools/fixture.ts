@@ -1,7 +1,7 @@
 import { accessSync, constants, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { runWithToolContext } from "../../src/runtime/tool-context.js";
+import { runWithToolContext } from "../../src/runtime/execution/tool-context.js";
 
 /** What every outside file holds: a result or message containing it is a leak. */
 export const SECRET = "TOP-SECRET-OUTSIDE-CONTENT";

@@ -5,9 +5,9 @@ import { mkdirSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { list_files } from "../../tools/list_files.js";
 import { read_file } from "../../tools/read_file.js";
-import { WorkspaceError } from "../../src/runtime/workspace.js";
+import { WorkspaceError } from "../../src/runtime/workspace/workspace.js";
 import { io } from "./fs-spy.js";
-import { showPath } from "../../src/runtime/list-directory.js";
+import { showPath } from "../../src/runtime/workspace/list-directory.js";
 import { makeSandbox, SECRET, type Sandbox } from "./fixture.js";
 
 vi.mock("node:fs/promises", async (original) => (await import("./fs-spy.js")).spiedFsPromises(await original()));

@@ -4,9 +4,9 @@ import { mkdirSync, renameSync, symlinkSync, truncateSync, writeFileSync } from 
 import { createServer } from "node:net";
 import path from "node:path";
 import { read_file } from "../../tools/read_file.js";
-import { runWithToolContext } from "../../src/runtime/tool-context.js";
-import { WorkspaceError } from "../../src/runtime/workspace.js";
-import { CHUNK_BYTES } from "../../src/runtime/read-lines.js";
+import { runWithToolContext } from "../../src/runtime/execution/tool-context.js";
+import { WorkspaceError } from "../../src/runtime/workspace/workspace.js";
+import { CHUNK_BYTES } from "../../src/runtime/workspace/read-lines.js";
 import { io } from "./fs-spy.js";
 import { makeSandbox, outsideMessage, SECRET, type Sandbox } from "./fixture.js";
 

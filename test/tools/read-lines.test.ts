@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { readLines, type LinesRead, type ReadableFile } from "../../src/runtime/read-lines.js";
+import { readLines, type LinesRead, type ReadableFile } from "../../src/runtime/workspace/read-lines.js";
 
 /** An in-memory file that counts the bytes handed out. */
 function memoryFile(bytes: Uint8Array): ReadableFile & { bytesRead: number } {

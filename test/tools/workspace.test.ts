@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { realpathSync, symlinkSync } from "node:fs";
 import path from "node:path";
-import { runWithToolContext } from "../../src/runtime/tool-context.js";
+import { runWithToolContext } from "../../src/runtime/execution/tool-context.js";
 import { read_file } from "../../tools/read_file.js";
 import { list_files } from "../../tools/list_files.js";
-import { confineToWorkspace, WorkspaceError } from "../../src/runtime/workspace.js";
+import { confineToWorkspace, WorkspaceError } from "../../src/runtime/workspace/workspace.js";
 import { makeSandbox, outsideMessage, SECRET, type Sandbox } from "./fixture.js";
 
 let box: Sandbox;

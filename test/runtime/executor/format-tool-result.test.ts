@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { capContent, renderReturnValue, truncationNote } from "../../../src/runtime/format-tool-result.js";
-import { timeoutMessage } from "../../../src/runtime/tool-messages.js";
+import { capContent, renderReturnValue, truncationNote } from "../../../src/runtime/execution/format-tool-result.js";
+import { timeoutMessage } from "../../../src/runtime/execution/tool-messages.js";
 
 describe("capContent", () => {
   test("text within the cap is unchanged", () => {

@@ -7,9 +7,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { runGen } from "../../../src/gen/run-gen.js";
-import { loadSchemas } from "../../../src/runtime/load-schemas.js";
-import { createToolExecutor } from "../../../src/runtime/tool-executor.js";
-import type { ToolExecutor } from "../../../src/runtime/types.js";
+import { loadSchemas } from "../../../src/runtime/execution/load-schemas.js";
+import { createToolExecutor } from "../../../src/runtime/execution/tool-executor.js";
+import type { ToolExecutor } from "../../../src/runtime/loop/types.js";
 import { fixtureDir } from "../../fixtures/executor/schemas.js";
 
 let outDir: string;

@@ -4,10 +4,10 @@
  */
 import fc from "fast-check";
 import { afterAll, describe, expect, test } from "vitest";
-import type { ToolCall } from "../../../src/runtime/messages.js";
-import { createToolExecutor } from "../../../src/runtime/tool-executor.js";
-import { truncationNote } from "../../../src/runtime/format-tool-result.js";
-import type { ToolContext, ToolOutcome } from "../../../src/runtime/types.js";
+import type { ToolCall } from "../../../src/runtime/loop/messages.js";
+import { createToolExecutor } from "../../../src/runtime/execution/tool-executor.js";
+import { truncationNote } from "../../../src/runtime/execution/format-tool-result.js";
+import type { ToolContext, ToolOutcome } from "../../../src/runtime/loop/types.js";
 import { fixtureDir, fixtureSchemas } from "../../fixtures/executor/schemas.js";
 
 const CAP = 300;

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { currentInputsHash } from "../../../src/shared/inputs-hash.js";
 import type { SchemasFile } from "../../../src/shared/schemas-file.js";
-import { loadSchemas } from "../../../src/runtime/load-schemas.js";
+import { loadSchemas } from "../../../src/runtime/execution/load-schemas.js";
 import { fixtureDir, fixtureSchemas } from "../../fixtures/executor/schemas.js";
 
 let project: string;

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { createToolExecutor, type ToolExecutorOptions } from "../../../src/runtime/tool-executor.js";
-import type { ToolContext, ToolOutcome } from "../../../src/runtime/types.js";
+import { createToolExecutor, type ToolExecutorOptions } from "../../../src/runtime/execution/tool-executor.js";
+import type { ToolContext, ToolOutcome } from "../../../src/runtime/loop/types.js";
 import { lastAbort } from "../../fixtures/executor/tools/behaviour.js";
 import { fixtureDir, fixtureSchemas } from "../../fixtures/executor/schemas.js";
 

@@ -4,12 +4,12 @@
  */
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createAgent, type AgentOptions } from "../../../src/runtime/agent.js";
-import type { AgentEvent } from "../../../src/runtime/agent-events.js";
-import { loadSchemas } from "../../../src/runtime/load-schemas.js";
-import { createTurnRequester } from "../../../src/runtime/model-client.js";
-import { createToolExecutor } from "../../../src/runtime/tool-executor.js";
-import type { ToolExecutor } from "../../../src/runtime/types.js";
+import { createAgent, type AgentOptions } from "../../../src/runtime/loop/agent.js";
+import type { AgentEvent } from "../../../src/runtime/loop/agent-events.js";
+import { loadSchemas } from "../../../src/runtime/execution/load-schemas.js";
+import { createTurnRequester } from "../../../src/runtime/model/model-client.js";
+import { createToolExecutor } from "../../../src/runtime/execution/tool-executor.js";
+import type { ToolExecutor } from "../../../src/runtime/loop/types.js";
 import { SENTINEL_API_KEY } from "../../support/sentinel-key.js";
 import { startScriptedServer, type ScriptedServer } from "../../support/scripted-server.js";
 import { tempDir, writeFixtureSchemas } from "../../cli/support.js";

@@ -1,10 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createAgent, type AgentOptions } from "../../../src/runtime/agent.js";
-import type { AgentEvent } from "../../../src/runtime/agent-events.js";
-import { INTERRUPTED_TOOL_RESULT } from "../../../src/runtime/interrupted-tool-calls.js";
-import type { ChatMessage } from "../../../src/runtime/messages.js";
-import type { ModelTurn } from "../../../src/runtime/types.js";
+import { createAgent, type AgentOptions } from "../../../src/runtime/loop/agent.js";
+import type { AgentEvent } from "../../../src/runtime/loop/agent-events.js";
+import { INTERRUPTED_TOOL_RESULT } from "../../../src/runtime/loop/interrupted-tool-calls.js";
+import type { ChatMessage } from "../../../src/runtime/loop/messages.js";
+import type { ModelTurn } from "../../../src/runtime/loop/types.js";
 import { answerTurn, call, fakeExecutor, historyProblems, scriptedRequester, toolTurn, turnWith } from "./fakes.js";
 
 function agentWith(turns: Parameters<typeof scriptedRequester>[0], extra: Partial<AgentOptions> & { executor?: ReturnType<typeof fakeExecutor> } = {}) {

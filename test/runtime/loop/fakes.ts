@@ -1,6 +1,6 @@
 import type { ToolDefinition } from "../../../src/shared/schemas-file.js";
-import type { AssistantMessage, ChatMessage, ToolCall } from "../../../src/runtime/messages.js";
-import type { ModelTurn, TurnRequest, ToolContext, ToolExecutor, ToolOutcome } from "../../../src/runtime/types.js";
+import type { AssistantMessage, ChatMessage, ToolCall } from "../../../src/runtime/loop/messages.js";
+import type { ModelTurn, TurnRequest, ToolContext, ToolExecutor, ToolOutcome } from "../../../src/runtime/loop/types.js";
 
 export const definitions: ToolDefinition[] = [
   { type: "function", function: { name: "echo", description: "Echo.", parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } } },

@@ -4,8 +4,8 @@
  */
 import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
-import { createTurnRequester } from "../../../src/runtime/model-client.js";
-import { ModelRequestError } from "../../../src/runtime/model-errors.js";
+import { createTurnRequester } from "../../../src/runtime/model/model-client.js";
+import { ModelRequestError } from "../../../src/runtime/model/model-errors.js";
 import { API_KEY, PROMPT, RETRY_NOW, TOOLS, useScriptedServer } from "./harness.js";
 
 const ctx = useScriptedServer();

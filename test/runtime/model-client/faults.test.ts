@@ -3,7 +3,7 @@
  * says what happened, never a hang, and never streamed text taken for the answer.
  */
 import { describe, expect, it } from "vitest";
-import { describeModelError } from "../../../src/runtime/model-errors.js";
+import { describeModelError } from "../../../src/runtime/model/model-errors.js";
 import { httpError, modelNotFound, startScriptedServer, type BrokenResponseFault, type ScriptStep } from "../../support/scripted-server.js";
 import { API_KEY, RETRY_NOW, requestTurn, useScriptedServer } from "./harness.js";
 

@@ -1,9 +1,9 @@
 /** One scripted server per test file and a requester with test-sized timeouts aimed at it. */
 import { afterAll, beforeAll } from "vitest";
-import { createTurnRequester, type RetryInfo, type TurnRequesterSettings } from "../../../src/runtime/model-client.js";
-import { ModelRequestError } from "../../../src/runtime/model-errors.js";
-import type { ChatMessage } from "../../../src/runtime/messages.js";
-import type { ModelTurn, TurnRequest } from "../../../src/runtime/types.js";
+import { createTurnRequester, type RetryInfo, type TurnRequesterSettings } from "../../../src/runtime/model/model-client.js";
+import { ModelRequestError } from "../../../src/runtime/model/model-errors.js";
+import type { ChatMessage } from "../../../src/runtime/loop/messages.js";
+import type { ModelTurn, TurnRequest } from "../../../src/runtime/loop/types.js";
 import type { ToolDefinition } from "../../../src/shared/schemas-file.js";
 import { SENTINEL_API_KEY } from "../../support/sentinel-key.js";
 import { startScriptedServer, type Script, type ScriptedServer } from "../../support/scripted-server.js";

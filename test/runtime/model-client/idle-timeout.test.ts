@@ -5,7 +5,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTurnRequester } from "../../../src/runtime/model-client.js";
+import { createTurnRequester } from "../../../src/runtime/model/model-client.js";
 import { PROMPT, TOOLS } from "./harness.js";
 
 const IDLE_MS = 400;

@@ -1,9 +1,9 @@
 /** Whatever chunks a provider streams, the assembled turn is a message a strict gateway accepts. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { StreamAssembler } from "../../../src/runtime/assemble-stream.js";
-import type { AssistantMessage } from "../../../src/runtime/messages.js";
-import { normalizeTurn, rawTurnFromCompletion } from "../../../src/runtime/normalize-turn.js";
+import { StreamAssembler } from "../../../src/runtime/model/assemble-stream.js";
+import type { AssistantMessage } from "../../../src/runtime/loop/messages.js";
+import { normalizeTurn, rawTurnFromCompletion } from "../../../src/runtime/model/normalize-turn.js";
 import { findViolations } from "../../support/request-rules.js";
 
 /** What the strict server says about this message sent back as history (its tool calls answered). */

@@ -1,8 +1,8 @@
 /** A program that already has an `openai` client hands it over; the requester keeps its identity and adds its own reliability. */
 import OpenAI from "openai";
 import { expect, it } from "vitest";
-import { createTurnRequester, type RetryInfo } from "../../../src/runtime/model-client.js";
-import { ModelRequestError } from "../../../src/runtime/model-errors.js";
+import { createTurnRequester, type RetryInfo } from "../../../src/runtime/model/model-client.js";
+import { ModelRequestError } from "../../../src/runtime/model/model-errors.js";
 import { API_KEY, PROMPT, TOOLS, useScriptedServer } from "./harness.js";
 
 const ctx = useScriptedServer();

@@ -1,7 +1,7 @@
 /** What a turn becomes: the message the loop keeps, its finish reason and usage, streamed or not. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { MISSING_NAME } from "../../../src/runtime/normalize-turn.js";
+import { MISSING_NAME } from "../../../src/runtime/model/normalize-turn.js";
 import { PROMPT, TOOLS, requestTurn, useScriptedServer } from "./harness.js";
 
 const ctx = useScriptedServer();

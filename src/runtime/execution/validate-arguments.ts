@@ -1,5 +1,5 @@
 import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
-import type { JsonSchema, ParametersSchema } from "../shared/schemas-file.js";
+import type { JsonSchema, ParametersSchema } from "../../shared/schemas-file.js";
 import { formatPath, isRecord, previewValue, resolvePointer, shorten, type PathSegment } from "./describe-json.js";
 import { describeProblems } from "./describe-problems.js";
 import { groupUnionErrors, type FailedUnion } from "./union-errors.js";

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { currentInputsHash } from "../shared/inputs-hash.js";
-import type { SchemasFile } from "../shared/schemas-file.js";
+import { currentInputsHash } from "../../shared/inputs-hash.js";
+import type { SchemasFile } from "../../shared/schemas-file.js";
 import { isRecord } from "./describe-json.js";
 
 export type LoadSchemasResult = { ok: true; schemas: SchemasFile } | { ok: false; error: { message: string } };

@@ -2,7 +2,7 @@
  * Every text the model reads about a tool call, in one place (the catalogue in docs/tool-execution.md).
  * Each says what went wrong and what to do next, in a few lines; model-sent text inside is shortened.
  */
-import type { ParametersSchema } from "../shared/schemas-file.js";
+import type { ParametersSchema } from "../../shared/schemas-file.js";
 import { describeSchemaType, previewValue, shorten } from "./describe-json.js";
 import type { Conversion } from "./validate-arguments.js";
 

@@ -2,7 +2,7 @@
  * Short, bounded descriptions of model-sent values, argument paths and schema types, for the messages
  * the model reads. Nothing here recurses into a value: arguments may be 10 MB strings or 100k levels deep.
  */
-import type { JsonSchema, JsonValue } from "../shared/schemas-file.js";
+import type { JsonSchema, JsonValue } from "../../shared/schemas-file.js";
 
 /** Cuts `text` to at most `max` characters plus an ellipsis, never splitting a surrogate pair. */
 export function shorten(text: string, max: number): string {

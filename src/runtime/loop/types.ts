@@ -2,7 +2,7 @@
  * The contracts between the runtime's parts: the model client (one turn of the model), the tool executor
  * (one tool call), and the loop that joins them. Each part's promises are written on its type.
  */
-import type { ToolDefinition } from "../shared/schemas-file.js";
+import type { ToolDefinition } from "../../shared/schemas-file.js";
 import type { AssistantMessage, ChatMessage, ToolCall } from "./messages.js";
 
 /** Why the model stopped. Anything a provider invents arrives as `{ unknown: string }`-free plain text. */

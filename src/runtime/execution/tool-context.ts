@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { ToolContext } from "./types.js";
+import type { ToolContext } from "../loop/types.js";
 
 const storage = new AsyncLocalStorage<ToolContext>();
 

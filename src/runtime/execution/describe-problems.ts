@@ -1,5 +1,5 @@
 import type { ErrorObject } from "ajv";
-import type { JsonSchema, JsonValue } from "../shared/schemas-file.js";
+import type { JsonSchema, JsonValue } from "../../shared/schemas-file.js";
 import { groupUnionErrors } from "./union-errors.js";
 import { describeSchemaType, formatPath, isSchemaObject, previewValue, resolvePointer, shorten } from "./describe-json.js";
 

@@ -4,8 +4,8 @@
  */
 import { randomBytes } from "node:crypto";
 import { isRecord, type RawToolCall, type RawTurn } from "./assemble-stream.js";
-import type { AssistantMessage, ToolCall } from "./messages.js";
-import type { ModelTurn, TokenUsage } from "./types.js";
+import type { AssistantMessage, ToolCall } from "../loop/messages.js";
+import type { ModelTurn, TokenUsage } from "../loop/types.js";
 
 /**
  * - `arguments` always a string: an object becomes its JSON, `null`/missing becomes `""`;

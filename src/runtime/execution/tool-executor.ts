@@ -1,8 +1,8 @@
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Ajv, ValidateFunction } from "ajv";
-import type { SchemasFile, ToolBinding, ToolDefinition } from "../shared/schemas-file.js";
-import type { ToolCall } from "./messages.js";
+import type { SchemasFile, ToolBinding, ToolDefinition } from "../../shared/schemas-file.js";
+import type { ToolCall } from "../loop/messages.js";
 import { bindArguments } from "./bind-arguments.js";
 import { callWithTimeout } from "./call-with-timeout.js";
 import { capContent, renderReturnValue } from "./format-tool-result.js";
@@ -25,7 +25,7 @@ import {
   unknownToolMessage,
   unrenderableResultMessage,
 } from "./tool-messages.js";
-import type { ToolContext, ToolExecutor, ToolOutcome } from "./types.js";
+import type { ToolContext, ToolExecutor, ToolOutcome } from "../loop/types.js";
 import { compileArguments, createAjv, validateArguments, type ValidationResult } from "./validate-arguments.js";
 
 export interface ToolExecutorOptions {

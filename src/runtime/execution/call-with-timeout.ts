@@ -1,5 +1,5 @@
 import { runWithToolContext } from "./tool-context.js";
-import type { ToolContext } from "./types.js";
+import type { ToolContext } from "../loop/types.js";
 
 export type CallResult =
   | { kind: "returned"; value: unknown }

@@ -16,7 +16,7 @@ import type { ChatCompletionCreateParams, ChatCompletionMessageParam, ChatComple
 import { isRecord, StreamAssembler, type RawTurn } from "./assemble-stream.js";
 import { displayURL, ModelRequestError, oneLine, toModelRequestError, type ModelErrorKind } from "./model-errors.js";
 import { normalizeTurn, rawTurnFromCompletion } from "./normalize-turn.js";
-import type { ModelTurn, TurnRequest, TurnRequester } from "./types.js";
+import type { ModelTurn, TurnRequest, TurnRequester } from "../loop/types.js";
 import { createWatchedFetch, endedWithDone, newRequestWatch, watchRequest, type RequestWatch } from "./watched-fetch.js";
 
 /** One retry about to happen, for progress output. */

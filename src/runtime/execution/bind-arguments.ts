@@ -1,4 +1,4 @@
-import type { CallingConvention } from "../shared/schemas-file.js";
+import type { CallingConvention } from "../../shared/schemas-file.js";
 
 /**
  * The argument list for a validated arguments object, the way the function was declared: positional
