@@ -21,7 +21,7 @@ import { createTurnRequester } from "../src/runtime/model/model-client.js";
 import { createToolExecutor } from "../src/runtime/execution/tool-executor.js";
 import { compileArguments, createAjv } from "../src/runtime/execution/validate-arguments.js";
 import type { SchemasFile, ToolDefinition } from "../src/shared/schemas-file.js";
-import { startScriptedServer, type ScriptedServer, type ScriptStep } from "../test/support/scripted-server.js";
+import { startScriptedServer, type ScriptedServer, type ScriptStep } from "../src/scripted-server/scripted-server.js";
 import { median, printTable } from "./table.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");

@@ -18,7 +18,7 @@ import { createTurnRequester } from "../src/runtime/model/model-client.js";
 import { createToolExecutor } from "../src/runtime/execution/tool-executor.js";
 import { openTranscript, readTranscript } from "../src/runtime/loop/transcript.js";
 import type { SchemasFile } from "../src/shared/schemas-file.js";
-import { httpError, startScriptedServer, type ReplyStep, type ScriptStep } from "../test/support/scripted-server.js";
+import { httpError, startScriptedServer, type ReplyStep, type ScriptStep } from "../src/scripted-server/scripted-server.js";
 import { printTable } from "./table.js";
 
 const PARTIAL = "PARTIAL-TEXT-NEVER-AN-ANSWER";

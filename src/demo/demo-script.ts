@@ -2,7 +2,7 @@
  * The scripted model of `npm run demo`: it makes each classic mistake once, in this order, then answers.
  * Each step is what the model sends; the loop's recovery is what the user watches on stderr.
  */
-import type { ReplyStep } from "../../test/support/scripted-server.js";
+import type { ReplyStep } from "../scripted-server/scripted-server.js";
 
 export const DEMO_PROMPT = "What is this project? Read its README and answer in one sentence.";
 

@@ -8,7 +8,7 @@ import type { Readable } from "node:stream";
 import { colorsWanted } from "../cli/progress-reporter.js";
 import path from "node:path";
 import { loadSchemas } from "../runtime/execution/load-schemas.js";
-import { startScriptedServer } from "../../test/support/scripted-server.js";
+import { startScriptedServer } from "../scripted-server/scripted-server.js";
 import { DEMO_PROMPT, DEMO_STEPS } from "./demo-script.js";
 
 const DUMMY_KEY = "sk-demo-not-a-real-key";

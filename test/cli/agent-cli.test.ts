@@ -7,7 +7,7 @@ import { appendFileSync, cpSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { INTERRUPTED_TOOL_RESULT } from "../../src/runtime/loop/interrupted-tool-calls.js";
-import { httpError, modelNotFound, startScriptedServer } from "../support/scripted-server.js";
+import { httpError, modelNotFound, startScriptedServer } from "../../src/scripted-server/scripted-server.js";
 import { cliEnv, projectRoot, readTranscriptLines, runCliInProcess, SENTINEL_KEY, tempDir, useCliFixture, writeFixtureSchemas, type CliRun } from "./support.js";
 import type { ChatMessage } from "../../src/runtime/loop/messages.js";
 

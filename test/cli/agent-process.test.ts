@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { readTranscript } from "../../src/runtime/loop/transcript.js";
-import type { RecordedRequest, ScriptStep } from "../support/scripted-server.js";
+import type { RecordedRequest, ScriptStep } from "../../src/scripted-server/scripted-server.js";
 import { historyProblems } from "../runtime/loop/fakes.js";
 import { cliEnv, readTranscriptLines, runCliInProcess, spawnCli, useCliFixture } from "./support.js";
 

@@ -5,7 +5,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { startScriptedServer, type ScriptedServer } from "../support/scripted-server.js";
+import { startScriptedServer, type ScriptedServer } from "../../src/scripted-server/scripted-server.js";
 import { cliEnv, projectRoot, SENTINEL_KEY, tempDir, writeFixtureSchemas } from "./support.js";
 
 const hasScript = spawnSync("script", ["--version"]).status === 0;

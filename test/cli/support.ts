@@ -13,7 +13,7 @@ import { runAgentCli } from "../../src/cli/run-agent-cli.js";
 import { ToolGenerator } from "../../src/gen/tool-generator.js";
 import type { ChatMessage } from "../../src/runtime/loop/messages.js";
 import { SENTINEL_API_KEY } from "../support/sentinel-key.js";
-import { startScriptedServer, type ScriptedServer } from "../support/scripted-server.js";
+import { startScriptedServer, type ScriptedServer } from "../../src/scripted-server/scripted-server.js";
 
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const fixtureToolsDir = path.join(projectRoot, "test/cli/fixtures/tools");

@@ -1,7 +1,7 @@
 /** The scripted server is as strict as a picky gateway, records what it got, and plays its script. */
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startScriptedServer, type ScriptedServer } from "./scripted-server.js";
+import { startScriptedServer, type ScriptedServer } from "../../src/scripted-server/scripted-server.js";
 
 let server: ScriptedServer;
 beforeAll(async () => {

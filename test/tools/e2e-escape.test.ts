@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChatMessage } from "../../src/runtime/loop/messages.js";
-import { startScriptedServer, type ScriptedServer } from "../support/scripted-server.js";
+import { startScriptedServer, type ScriptedServer } from "../../src/scripted-server/scripted-server.js";
 import { cliEnv, projectRoot, runCliInProcess, tempDir, writeFixtureSchemas } from "../cli/support.js";
 
 const FAKE_PASSWD = "root:x:0:0:FAKE-PASSWD-SENTINEL-5e1d:/root:/bin/bash\n";

@@ -11,7 +11,7 @@ import { createTurnRequester } from "../../../src/runtime/model/model-client.js"
 import { createToolExecutor } from "../../../src/runtime/execution/tool-executor.js";
 import type { ToolExecutor } from "../../../src/runtime/loop/types.js";
 import { SENTINEL_API_KEY } from "../../support/sentinel-key.js";
-import { startScriptedServer, type ScriptedServer } from "../../support/scripted-server.js";
+import { startScriptedServer, type ScriptedServer } from "../../../src/scripted-server/scripted-server.js";
 import { tempDir, writeFixtureSchemas } from "../../cli/support.js";
 import { historyProblems } from "./fakes.js";
 

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { describeModelError } from "../../../src/runtime/model/model-errors.js";
-import { httpError, modelNotFound, startScriptedServer, type BrokenResponseFault, type ScriptStep } from "../../support/scripted-server.js";
+import { httpError, modelNotFound, startScriptedServer, type BrokenResponseFault, type ScriptStep } from "../../../src/scripted-server/scripted-server.js";
 import { API_KEY, RETRY_NOW, requestTurn, useScriptedServer } from "./harness.js";
 
 const ctx = useScriptedServer();

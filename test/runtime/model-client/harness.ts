@@ -6,7 +6,7 @@ import type { ChatMessage } from "../../../src/runtime/loop/messages.js";
 import type { ModelTurn, TurnRequest } from "../../../src/runtime/loop/types.js";
 import type { ToolDefinition } from "../../../src/shared/schemas-file.js";
 import { SENTINEL_API_KEY } from "../../support/sentinel-key.js";
-import { startScriptedServer, type Script, type ScriptedServer } from "../../support/scripted-server.js";
+import { startScriptedServer, type Script, type ScriptedServer } from "../../../src/scripted-server/scripted-server.js";
 
 export const API_KEY = SENTINEL_API_KEY;
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { StreamAssembler } from "../../../src/runtime/model/assemble-stream.js";
 import type { AssistantMessage } from "../../../src/runtime/loop/messages.js";
 import { normalizeTurn, rawTurnFromCompletion } from "../../../src/runtime/model/normalize-turn.js";
-import { findViolations } from "../../support/request-rules.js";
+import { findViolations } from "../../../src/scripted-server/request-rules.js";
 
 /** What the strict server says about this message sent back as history (its tool calls answered). */
 function gatewayProblems(message: AssistantMessage): string[] {
