@@ -3,6 +3,7 @@
  * may come before or after the prompt; the prompt is every other token, joined by spaces; `--` ends the
  * flags. Parsing only: defaults that depend on the environment are applied by the caller.
  */
+import { MAX_TIMER_MS } from "../shared/timer-limit.js";
 
 export interface AgentArgs {
   prompt?: string;
@@ -16,12 +17,14 @@ export interface AgentArgs {
   toolTimeoutMs?: number;
   idleTimeoutMs?: number;
   requestTimeoutMs?: number;
+  responseTimeoutMs?: number;
+  maxResponseBytes?: number;
   help: boolean;
 }
 
 export type ParsedAgentArgs = { ok: true; args: AgentArgs } | { ok: false; error: string };
 
-type NumberFlag = "maxTurns" | "toolTimeoutMs" | "idleTimeoutMs" | "requestTimeoutMs";
+type NumberFlag = "maxTurns" | "toolTimeoutMs" | "idleTimeoutMs" | "requestTimeoutMs" | "responseTimeoutMs" | "maxResponseBytes";
 type ValueFlag = "model" | "workspace" | "transcript" | "resume" | "schemas" | NumberFlag;
 
 const VALUE_FLAGS: Record<string, ValueFlag> = {
@@ -34,9 +37,13 @@ const VALUE_FLAGS: Record<string, ValueFlag> = {
   "--tool-timeout": "toolTimeoutMs",
   "--idle-timeout": "idleTimeoutMs",
   "--request-timeout": "requestTimeoutMs",
+  "--response-timeout": "responseTimeoutMs",
+  "--max-response-bytes": "maxResponseBytes",
 };
 
-const NUMBER_FLAGS = new Set<ValueFlag>(["maxTurns", "toolTimeoutMs", "idleTimeoutMs", "requestTimeoutMs"]);
+const NUMBER_FLAGS = new Set<ValueFlag>(["maxTurns", "toolTimeoutMs", "idleTimeoutMs", "requestTimeoutMs", "responseTimeoutMs", "maxResponseBytes"]);
+/** Milliseconds handed to a timer: refused above what a Node.js timer holds, or they would fire at once. */
+const DURATION_FLAGS = new Set<ValueFlag>(["toolTimeoutMs", "idleTimeoutMs", "requestTimeoutMs", "responseTimeoutMs"]);
 
 export const AGENT_USAGE = `Usage: npm run agent -- [flags] "prompt"
        npm run agent                      (on a terminal: interactive chat, Ctrl-D to leave)
@@ -52,6 +59,9 @@ Flags (before or after the prompt):
   --idle-timeout MS     longest silence inside a model response before it is dropped and retried (default 15000)
   --request-timeout MS  longest wait for a response to start before it is retried (default 600000; without
                         streaming this covers the whole generation)
+  --response-timeout MS longest a response may take from its first byte to its end before it is dropped and
+                        retried (default 600000)
+  --max-response-bytes N  largest response body, in bytes, before it is dropped and retried (default 8388608)
   --no-stream           plain responses instead of streaming
   --help                this text
 
@@ -107,6 +117,9 @@ function storeValue(args: AgentArgs, key: ValueFlag, flag: string, value: string
   }
   if (!/^[0-9]+$/.test(value) || Number(value) < 1 || !Number.isSafeInteger(Number(value))) {
     return `${flag} needs a whole number of at least 1, got ${JSON.stringify(value)}`;
+  }
+  if (DURATION_FLAGS.has(key) && Number(value) > MAX_TIMER_MS) {
+    return `${flag} can be at most ${MAX_TIMER_MS} ms (about 24.8 days, the longest a Node.js timer holds), got ${value}`;
   }
   args[key as NumberFlag] = Number(value);
   return undefined;

@@ -89,6 +89,8 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
     ...(baseURL !== undefined ? { baseURL } : {}),
     ...(args.idleTimeoutMs !== undefined ? { idleTimeoutMs: args.idleTimeoutMs } : {}),
     ...(args.requestTimeoutMs !== undefined ? { timeoutMs: args.requestTimeoutMs } : {}),
+    ...(args.responseTimeoutMs !== undefined ? { responseTimeoutMs: args.responseTimeoutMs } : {}),
+    ...(args.maxResponseBytes !== undefined ? { maxResponseBytes: args.maxResponseBytes } : {}),
     onRetry: (info) => reporter.retry(retryText(info)),
   });
 

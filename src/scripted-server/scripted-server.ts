@@ -100,7 +100,20 @@ export interface BrokenResponseFault {
   afterEvents?: number;
 }
 
-export type FaultStep = StatusFault | BrokenResponseFault;
+/**
+ * A 200 response that never ends: after the headers (and, in a stream, the first event) something arrives
+ * every `everyMs` (default 50), so no idle timeout fires: an SSE comment (`comment`, default) or a content
+ * delta of `deltaChars` characters (`delta`, default 1; a flood with large ones). Non-streaming requests
+ * get the start of a JSON body followed by whitespace, forever. It stops when the client goes away.
+ */
+export interface EndlessFault {
+  fault: "endless";
+  send?: "comment" | "delta";
+  everyMs?: number;
+  deltaChars?: number;
+}
+
+export type FaultStep = StatusFault | BrokenResponseFault | EndlessFault;
 export type ScriptStep = ReplyStep | FaultStep;
 
 /** A list of steps taken one per request, or a function choosing the step for each request. */
@@ -358,6 +371,10 @@ function playStep(step: ScriptStep, request: RecordedRequest, req: IncomingMessa
     sendStatus(res, step);
     return;
   }
+  if (step.fault === "endless") {
+    playEndless(step, request, res);
+    return;
+  }
   playBrokenResponse(step, request, req, res);
 }
 
@@ -446,6 +463,23 @@ function playBrokenResponse(step: BrokenResponseFault, request: RecordedRequest,
       }
       return;
   }
+}
+
+function playEndless(step: EndlessFault, request: RecordedRequest, res: ServerResponse): void {
+  let piece: string;
+  if (wantsStream(request)) {
+    startSse(res);
+    const [first] = replyEvents({ content: "" }, request);
+    res.write(first ?? "");
+    const delta = sse({ ...chunkEnvelope(request), choices: [{ index: 0, delta: { content: "x".repeat(Math.max(1, step.deltaChars ?? 1)) }, finish_reason: null }] });
+    piece = step.send === "delta" ? delta : ": keep-alive\n\n";
+  } else {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.write(`{"id":"chatcmpl-endless","object":"chat.completion","choices":[`);
+    piece = " ".repeat(Math.max(1, step.send === "delta" ? (step.deltaChars ?? 1) : 1));
+  }
+  const timer = setInterval(() => res.write(piece), step.everyMs ?? 50);
+  res.on("close", () => clearInterval(timer));
 }
 
 /** The first events of a stream (or the first half of a JSON body) for `cut` and `stall`. */

@@ -1,3 +1,5 @@
+import { clampTimerMs } from "../../shared/timer-limit.js";
+import { onAbort } from "./abort-fan-out.js";
 import { runWithToolContext } from "./tool-context.js";
 import type { ToolContext } from "../loop/types.js";
 
@@ -6,9 +8,6 @@ export type CallResult =
   | { kind: "threw"; error: unknown }
   | { kind: "timeout" }
   | { kind: "aborted" };
-
-/** setTimeout fires at once for delays above this, so longer limits are clamped to it. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * Calls `fn(...args)` inside the tool context with its own abort signal, which fires when the caller's
@@ -31,11 +30,11 @@ export async function callWithTimeout(
     settle({ kind: "aborted" });
     controller.abort(context.signal.reason);
   };
-  context.signal.addEventListener("abort", forwardAbort, { once: true });
+  const stopWatching = onAbort(context.signal, forwardAbort);
   const timer = setTimeout(() => {
     settle({ kind: "timeout" });
     controller.abort(new DOMException(`The tool call timed out after ${timeoutMs} ms`, "TimeoutError"));
-  }, Math.min(Math.max(timeoutMs, 0), MAX_TIMER_MS));
+  }, clampTimerMs(timeoutMs));
   const toolContext: ToolContext = { workspace: context.workspace, signal: controller.signal };
   const ran = (async () => runWithToolContext(toolContext, () => fn(...args)))().then(
     (value): CallResult => ({ kind: "returned", value }),
@@ -45,6 +44,6 @@ export async function callWithTimeout(
     return await Promise.race([ran, stopped]);
   } finally {
     clearTimeout(timer);
-    context.signal.removeEventListener("abort", forwardAbort);
+    stopWatching();
   }
 }

@@ -17,7 +17,7 @@ export interface ToolCallResult {
 
 /** A failed model request, as the model client describes it (status and hint when known; never the key). */
 export interface ApiFailure {
-  /** `http`, `connection`, `timeout`, `malformed`, `no_choices`, `aborted`, or `unexpected` for anything else. */
+  /** `http`, `connection`, `timeout`, `too_large`, `malformed`, `no_choices`, `aborted`, or `unexpected` for anything else. */
   kind: string;
   status?: number;
   message: string;

@@ -7,8 +7,9 @@
  *   connections, no headers within `timeoutMs`), `maxRetries` times, honouring `retry-after-ms` /
  *   `retry-after`, with its own exponential backoff otherwise;
  * - this client retries, `brokenResponseRetries` times, a response that broke after a successful status
- *   (cut, malformed JSON/SSE, stalled past `idleTimeoutMs`, no choices, an error event mid-stream): the
- *   partial response is dropped whole and the same request is sent again.
+ *   (cut, malformed JSON/SSE, stalled past `idleTimeoutMs`, not finished within `responseTimeoutMs`, larger
+ *   than `maxResponseBytes`, no choices, an error event mid-stream): the partial response is dropped whole
+ *   and the same request is sent again.
  * The caller's abort signal stops everything at once and is never retried.
  */
 import OpenAI from "openai";
@@ -17,6 +18,7 @@ import { isRecord, StreamAssembler, type RawTurn } from "./assemble-stream.js";
 import { displayURL, ModelRequestError, oneLine, toModelRequestError, type ModelErrorKind } from "./model-errors.js";
 import { normalizeTurn, rawTurnFromCompletion } from "./normalize-turn.js";
 import type { ModelTurn, TurnRequest, TurnRequester } from "../loop/types.js";
+import { clampTimerMs } from "../../shared/timer-limit.js";
 import { createWatchedFetch, endedWithDone, newRequestWatch, watchRequest, type RequestWatch } from "./watched-fetch.js";
 
 /** One retry about to happen, for progress output. */
@@ -57,6 +59,10 @@ export interface TurnRequesterSettings {
   timeoutMs?: number;
   /** Longest silence allowed inside a response body, reset on every chunk. Default 15 s. */
   idleTimeoutMs?: number;
+  /** Longest a response body may take from its headers to its end, however steadily it arrives. Default 10 min. */
+  responseTimeoutMs?: number;
+  /** Most bytes one response body may have (a stream that grows without end is cut here). Default 8 MiB. */
+  maxResponseBytes?: number;
   /** Resends of a request whose response broke after its headers. Default 2. */
   brokenResponseRetries?: number;
   onRetry?: (info: RetryInfo) => void;
@@ -65,11 +71,17 @@ export interface TurnRequesterSettings {
 export const DEFAULT_MAX_RETRIES = 3;
 export const DEFAULT_TIMEOUT_MS = 600_000;
 export const DEFAULT_IDLE_TIMEOUT_MS = 15_000;
+export const DEFAULT_RESPONSE_TIMEOUT_MS = 600_000;
+/** Far above any real completion (128k tokens of output are about 0.5 MB), and parsed by the SDK in about 3 s. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 export const DEFAULT_BROKEN_RESPONSE_RETRIES = 2;
 
 export function createTurnRequester(options: TurnRequesterOptions): TurnRequester {
   const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
-  const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  // Durations past what a Node.js timer holds would fire at once: clamped, they mean "no limit".
+  const idleTimeoutMs = clampTimerMs(options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS);
+  const responseTimeoutMs = clampTimerMs(options.responseTimeoutMs ?? DEFAULT_RESPONSE_TIMEOUT_MS);
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const brokenResponseRetries = options.brokenResponseRetries ?? DEFAULT_BROKEN_RESPONSE_RETRIES;
   const report = (info: RetryInfo) => {
     try {
@@ -80,11 +92,13 @@ export function createTurnRequester(options: TurnRequesterOptions): TurnRequeste
   };
   const clientOptions = {
     maxRetries,
-    timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    timeout: clampTimerMs(options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
     // The SDK would print unparsable SSE lines to the console; failures reach the user as typed errors instead.
     logLevel: "off" as const,
     fetch: createWatchedFetch({
       idleTimeoutMs,
+      responseTimeoutMs,
+      maxResponseBytes,
       maxRetries,
       onSdkRetry: (retry) =>
         report({
@@ -119,9 +133,9 @@ export function createTurnRequester(options: TurnRequesterOptions): TurnRequeste
           apiKey,
           userAborted: request.signal.aborted,
           attempts: watch.attempts,
-          ...(watch.idleTimedOut ? { idleTimeoutMs } : {}),
+          ...(watch.cut !== undefined ? { cut: watch.cut } : {}),
         });
-        const brokenBody = watch.responded || watch.idleTimedOut;
+        const brokenBody = watch.responded || watch.cut !== undefined;
         if (!brokenBody || !failure.retryable || failure.kind === "aborted" || resend >= brokenResponseRetries) throw failure;
         report({
           by: "broken_response",
@@ -132,7 +146,7 @@ export function createTurnRequester(options: TurnRequesterOptions): TurnRequeste
           ...(failure.status !== undefined ? { status: failure.status } : {}),
         });
       } finally {
-        watch.stopIdleTimer();
+        watch.stopBodyTimers();
       }
     }
   };
@@ -162,13 +176,13 @@ async function streamedTurn(
 ): Promise<RawTurn> {
   const stream = await client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal });
   const assembler = new StreamAssembler();
-  // The SDK ends the iteration quietly when the request is aborted (by the caller or the idle timeout),
+  // The SDK ends the iteration quietly when the request is aborted (by the caller or a body bound),
   // so both are checked after the loop: a stream cut that way is never taken as complete.
   for await (const chunk of stream) {
     const text = assembler.add(chunk);
     if (text !== undefined) request.onText?.(text);
   }
-  if (request.signal.aborted || watch.idleTimedOut) throw new Error("aborted mid-stream");
+  if (request.signal.aborted || watch.cut !== undefined) throw new Error("aborted mid-stream");
   if (!assembler.sawChoice) {
     if (watch.contentType !== "text/event-stream") {
       throw malformed(`malformed response from ${baseURL}: expected an SSE stream (text/event-stream), got ${watch.contentType || "no content type"}`);

@@ -4,9 +4,9 @@
  * Messages never hold the API key (it is scrubbed even when the API echoes it back) nor a stack trace.
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
-import { MAX_RETRY_DELAY_MS, requestedDelayMs } from "./watched-fetch.js";
+import { MAX_RETRY_DELAY_MS, requestedDelayMs, type BodyCut } from "./watched-fetch.js";
 
-export type ModelErrorKind = "http" | "connection" | "timeout" | "malformed" | "no_choices" | "aborted";
+export type ModelErrorKind = "http" | "connection" | "timeout" | "too_large" | "malformed" | "no_choices" | "aborted";
 
 export interface ModelRequestErrorInit {
   kind: ModelErrorKind;
@@ -47,8 +47,8 @@ export interface FailureContext {
   apiKey: string;
   /** The caller's signal was aborted (Ctrl-C). */
   userAborted: boolean;
-  /** The body idle timeout fired (the response stalled after its headers). */
-  idleTimeoutMs?: number;
+  /** A bound on the response body cut it short (it stalled, never ended, or grew too large). */
+  cut?: BodyCut;
   /** How many HTTP attempts were made for this request (SDK retries included). */
   attempts: number;
 }
@@ -72,14 +72,7 @@ function classify(error: unknown, context: FailureContext): ModelRequestErrorIni
   if (context.userAborted) return aborted();
   const url = displayURL(context.baseURL);
   const tries = context.attempts > 1 ? ` (after ${context.attempts} attempts)` : "";
-  if (context.idleTimeoutMs !== undefined) {
-    return {
-      kind: "timeout",
-      message: `timeout: ${url} sent nothing for ${seconds(context.idleTimeoutMs)} in the middle of its response; the partial response was dropped`,
-      hint: "The endpoint stalled. A slow local model may need a longer idle timeout.",
-      retryable: true,
-    };
-  }
+  if (context.cut !== undefined) return bodyCut(context.cut, url);
   if (error instanceof APIUserAbortError) return aborted();
   if (error instanceof ModelRequestError) return error;
   if (error instanceof APIConnectionTimeoutError) {
@@ -122,6 +115,37 @@ function classify(error: unknown, context: FailureContext): ModelRequestErrorIni
     message: `unexpected failure reading the response from ${url}: ${oneLine(error instanceof Error ? error.message : String(error))}`,
     retryable: true,
   };
+}
+
+function bodyCut(cut: BodyCut, url: string): ModelRequestErrorInit {
+  switch (cut.bound) {
+    case "idle":
+      return {
+        kind: "timeout",
+        message: `timeout: ${url} sent nothing for ${seconds(cut.limit)} in the middle of its response; the partial response was dropped`,
+        hint: "The endpoint stalled. A slow local model may need a longer idle timeout.",
+        retryable: true,
+      };
+    case "duration":
+      return {
+        kind: "timeout",
+        message: `timeout: the response from ${url} did not end within ${seconds(cut.limit)} of its start; the partial response was dropped`,
+        hint: "The endpoint kept the response going without finishing it. A model that writes very long answers may need a longer response timeout.",
+        retryable: true,
+      };
+    case "size":
+      return {
+        kind: "too_large",
+        message: `response too large: ${url} sent more than ${bytes(cut.limit)} in one response; the partial response was dropped`,
+        hint: "No completion is that large; check the endpoint. If such responses are expected, raise the response size limit.",
+        retryable: true,
+      };
+  }
+}
+
+function bytes(count: number): string {
+  const mib = count / (1024 * 1024);
+  return mib >= 1 ? `${+mib.toFixed(1)} MB (${count} bytes)` : `${count} bytes`;
 }
 
 function aborted(): ModelRequestErrorInit {

@@ -1,8 +1,10 @@
 /**
- * The `fetch` the SDK is given. It adds what the SDK lacks, per model request: an idle timeout on the
- * response body (the SDK's `timeout` stops at the headers, so a body that stalls would hang forever), and a
- * report of each retry the SDK is about to make (the SDK retries silently). The request a fetch belongs to
- * is found through AsyncLocalStorage, since the SDK calls `fetch` deep inside its own retry loop.
+ * The `fetch` the SDK is given. It adds what the SDK lacks, per model request: bounds on the response body
+ * (the SDK's `timeout` stops at the headers, so a body that stalls, never ends or grows without end would
+ * hold the request forever): an idle timeout, a total time from the headers to the end, and a size in
+ * bytes; and a report of each retry the SDK is about to make (the SDK retries silently). The request a
+ * fetch belongs to is found through AsyncLocalStorage, since the SDK calls `fetch` deep inside its own
+ * retry loop.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 
@@ -12,16 +14,32 @@ export interface RequestWatch {
   attempts: number;
   /** The last attempt got a successful status and headers: a failure from here on is a broken body. */
   responded: boolean;
-  /** The body idle timeout fired and cancelled the response body. */
-  idleTimedOut: boolean;
+  /** Which bound cut the response body short, if one did (the body was cancelled). */
+  cut: BodyCut | undefined;
   /** The last successful response's media type. */
   contentType: string;
   /** The last bytes of the body received, to tell a stream that ended with `data: [DONE]` from one cut short. */
   tail: Uint8Array;
   /** The caller's signal: no retry is reported after it aborted. */
   userSignal: AbortSignal;
-  /** Clears the idle timer of the response in flight. */
-  stopIdleTimer(): void;
+  /** Clears the timers of the response in flight. */
+  stopBodyTimers(): void;
+}
+
+/**
+ * A bound that cut a response body: `idle` no bytes for `limit` ms; `duration` not finished `limit` ms
+ * after its headers; `size` more than `limit` bytes.
+ */
+export interface BodyCut {
+  bound: "idle" | "duration" | "size";
+  limit: number;
+}
+
+/** The bounds on one response body, as the caller configured them (the durations already clamped). */
+export interface BodyLimits {
+  idleTimeoutMs: number;
+  responseTimeoutMs: number;
+  maxResponseBytes: number;
 }
 
 /** A retry the SDK is about to make after a failed attempt. */
@@ -37,8 +55,7 @@ export interface SdkRetry {
   delayMs?: number;
 }
 
-export interface WatchedFetchOptions {
-  idleTimeoutMs: number;
+export interface WatchedFetchOptions extends BodyLimits {
   /** The SDK's `maxRetries`, to tell whether a failed attempt will be retried. */
   maxRetries: number;
   onSdkRetry(retry: SdkRetry): void;
@@ -52,7 +69,7 @@ export function watchRequest<T>(watch: RequestWatch, fn: () => Promise<T>): Prom
 }
 
 export function newRequestWatch(userSignal: AbortSignal): RequestWatch {
-  return { attempts: 0, responded: false, idleTimedOut: false, contentType: "", tail: new Uint8Array(), userSignal, stopIdleTimer: () => undefined };
+  return { attempts: 0, responded: false, cut: undefined, contentType: "", tail: new Uint8Array(), userSignal, stopBodyTimers: () => undefined };
 }
 
 export function createWatchedFetch(options: WatchedFetchOptions): typeof fetch {
@@ -91,7 +108,7 @@ export function createWatchedFetch(options: WatchedFetchOptions): typeof fetch {
     }
     watch.responded = true;
     watch.contentType = (response.headers.get("content-type") ?? "").split(";")[0]?.trim() ?? "";
-    return withIdleTimeout(response, options.idleTimeoutMs, watch);
+    return withBodyLimits(response, options, watch);
   };
 }
 
@@ -105,41 +122,55 @@ function withHeader(response: Response, name: string, value: string): Response {
 }
 
 /**
- * Stops the response when no bytes of the body arrived for `idleMs` since headers or the last chunk: the
- * body is cancelled (which closes the connection) and its reader fails as an aborted fetch's would. The
- * body is watched in place rather than wrapped in a new stream and Response: on Node 20 building those
- * costs more per request than the rest of the client's own work. The SDK reads a completion's body in one
- * of two ways, both replaced here by reads that note each chunk: iterating `body` (a stream) or `json()` /
- * `text()` (anything else).
+ * Stops the response when a bound is passed: no bytes of the body for `idleTimeoutMs` since headers or the
+ * last chunk, the body not finished `responseTimeoutMs` after its headers, or more than `maxResponseBytes`
+ * received. The body is cancelled (which closes the connection) and its reader fails as an aborted
+ * fetch's would; nothing past the size bound is handed on, so memory stays bounded whatever the endpoint
+ * sends. The body is watched in place rather than wrapped in a new stream and Response: on Node 20
+ * building those costs more per request than the rest of the client's own work. The SDK reads a
+ * completion's body in one of two ways, both replaced here by reads that note each chunk: iterating `body`
+ * (a stream) or `json()` / `text()` (anything else).
  */
-function withIdleTimeout(response: Response, idleMs: number, watch: RequestWatch): Response {
+function withBodyLimits(response: Response, limits: BodyLimits, watch: RequestWatch): Response {
   const body = response.body;
   if (body === null) return response;
   const reader = body.getReader();
-  // A chunk only notes its time: one timer per response, re-armed for the rest of the silence when it
+  // A chunk only notes its time: one idle timer per response, re-armed for the rest of the silence when it
   // fires early, costs less than clearing and setting a timer on every chunk.
   let lastChunkAt = performance.now();
-  let timer: NodeJS.Timeout | undefined;
+  let received = 0;
+  let idleTimer: NodeJS.Timeout | undefined;
+  let durationTimer: NodeJS.Timeout | undefined;
   const stop = () => {
-    clearTimeout(timer);
-    timer = undefined;
+    clearTimeout(idleTimer);
+    clearTimeout(durationTimer);
+    idleTimer = undefined;
+    durationTimer = undefined;
   };
-  const armFor = (ms: number) => {
-    timer = setTimeout(() => {
+  const cut = (bound: BodyCut["bound"], limit: number) => {
+    if (watch.cut !== undefined) return;
+    watch.cut = { bound, limit };
+    stop();
+    reader.cancel().catch(() => undefined);
+  };
+  const armIdleFor = (ms: number) => {
+    idleTimer = setTimeout(() => {
       const silence = performance.now() - lastChunkAt;
-      if (silence < idleMs) {
-        armFor(idleMs - silence);
+      if (silence < limits.idleTimeoutMs) {
+        armIdleFor(limits.idleTimeoutMs - silence);
         return;
       }
-      watch.idleTimedOut = true;
-      reader.cancel().catch(() => undefined);
+      cut("idle", limits.idleTimeoutMs);
     }, ms);
     // A finished or abandoned body must not keep the process alive.
-    timer.unref();
+    idleTimer.unref();
   };
-  watch.stopIdleTimer = stop;
-  armFor(idleMs);
+  watch.stopBodyTimers = stop;
+  armIdleFor(limits.idleTimeoutMs);
+  durationTimer = setTimeout(() => cut("duration", limits.responseTimeoutMs), limits.responseTimeoutMs);
+  durationTimer.unref();
 
+  const cutShort = () => new DOMException(`the response body was cut: ${watch.cut?.bound ?? "aborted"}`, "AbortError");
   const read = async (): Promise<Awaited<ReturnType<typeof reader.read>>> => {
     let next: Awaited<ReturnType<typeof reader.read>>;
     try {
@@ -148,11 +179,16 @@ function withIdleTimeout(response: Response, idleMs: number, watch: RequestWatch
       stop();
       throw error;
     }
+    // A cancelled body ends quietly; it must not pass for a complete one.
+    if (watch.cut !== undefined) throw cutShort();
     if (next.done) {
       stop();
-      // A cancelled body ends quietly; it must not pass for a complete one.
-      if (watch.idleTimedOut) throw new DOMException(`no bytes for ${idleMs} ms`, "AbortError");
       return next;
+    }
+    received += next.value.length;
+    if (received > limits.maxResponseBytes) {
+      cut("size", limits.maxResponseBytes);
+      throw cutShort();
     }
     lastChunkAt = performance.now();
     watch.tail = lastBytes(watch.tail, next.value);
