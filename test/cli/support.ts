@@ -11,6 +11,9 @@ import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, expect } from "vitest";
 import { runAgentCli } from "../../src/cli/run-agent-cli.js";
 import { ToolGenerator } from "../../src/gen/tool-generator.js";
+import { loadSchemas } from "../../src/runtime/execution/load-schemas.js";
+import { createToolExecutor } from "../../src/runtime/execution/tool-executor.js";
+import type { ToolExecutor } from "../../src/runtime/loop/types.js";
 import type { ChatMessage } from "../../src/runtime/loop/messages.js";
 import { SENTINEL_API_KEY } from "../support/sentinel-key.js";
 import { startScriptedServer, type ScriptedServer } from "../../src/scripted-server/scripted-server.js";
@@ -34,6 +37,14 @@ export function writeFixtureSchemas(dir: string, toolsDir = fixtureToolsDir): st
   if (generation.text === undefined) throw new Error(`gen: ${generation.diagnostics.map((d) => d.message).join("; ")}`);
   writeFileSync(file, generation.text);
   return file;
+}
+
+/** The real executor over the fixture tools (5 s per call). */
+export function fixtureExecutor(): ToolExecutor {
+  const file = writeFixtureSchemas(tempDir());
+  const loaded = loadSchemas(file);
+  if (!loaded.ok) throw new Error(loaded.error.message);
+  return createToolExecutor({ schemas: loaded.schemas, schemasDir: path.dirname(file), timeoutMs: 5_000 });
 }
 
 export interface CliRun {

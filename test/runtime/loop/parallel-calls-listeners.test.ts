@@ -4,17 +4,14 @@
  * that warning would reach the user's stderr.
  */
 import { getEventListeners } from "node:events";
-import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createAgent } from "../../../src/runtime/loop/agent.js";
 import type { AgentEvent } from "../../../src/runtime/loop/agent-events.js";
-import { loadSchemas } from "../../../src/runtime/execution/load-schemas.js";
 import { createTurnRequester } from "../../../src/runtime/model/model-client.js";
-import { createToolExecutor } from "../../../src/runtime/execution/tool-executor.js";
 import type { ToolExecutor } from "../../../src/runtime/loop/types.js";
 import { SENTINEL_API_KEY } from "../../support/sentinel-key.js";
 import { startScriptedServer, type ScriptedServer } from "../../../src/scripted-server/scripted-server.js";
-import { tempDir, writeFixtureSchemas } from "../../cli/support.js";
+import { fixtureExecutor, tempDir } from "../../cli/support.js";
 
 const CALLS = 50;
 
@@ -23,10 +20,7 @@ let executor: ToolExecutor;
 
 beforeAll(async () => {
   server = await startScriptedServer({ script: [] });
-  const file = writeFixtureSchemas(tempDir());
-  const loaded = loadSchemas(file);
-  if (!loaded.ok) throw new Error(loaded.error.message);
-  executor = createToolExecutor({ schemas: loaded.schemas, schemasDir: path.dirname(file), timeoutMs: 5_000 });
+  executor = fixtureExecutor();
 });
 afterAll(() => server.close());
 
