@@ -1,3 +1,4 @@
+import { constants } from "node:fs";
 import type * as FsPromises from "node:fs/promises";
 
 /**
@@ -6,28 +7,33 @@ import type * as FsPromises from "node:fs/promises";
  * `vi.mock("node:fs/promises", async (original) => (await import("./fs-spy.js")).spiedFsPromises(await original()))`.
  */
 export const io = {
-  /** Every path passed to `open`, in order. */
+  /** Every path opened as a file (not with O_DIRECTORY, as the walk holds directories), in order. */
   opened: [] as string[],
   /** Bytes returned by every `read` on a handle opened since the last reset. */
   bytesRead: 0,
-  /** Runs once, right before the next `open`: after the tool's check, so a test can swap a name there. */
-  beforeOpen: undefined as (() => void) | undefined,
+  /**
+   * Runs `swap` once, right before the next `open` of a path whose last name is `name` (a directory the
+   * walk enters, or what the tool opens after its check): where a test swaps a name.
+   */
+  beforeOpening: undefined as { name: string; swap: () => void } | undefined,
   /** Runs once, right after the next `read` on a handle: where a test swaps a name in the middle of a read. */
   afterRead: undefined as (() => void) | undefined,
   reset(): void {
     io.opened = [];
     io.bytesRead = 0;
-    io.beforeOpen = undefined;
+    io.beforeOpening = undefined;
     io.afterRead = undefined;
   },
 };
 
 export function spiedFsPromises(actual: typeof FsPromises): typeof FsPromises & { default: typeof FsPromises } {
   const open: typeof actual.open = async (file, flags, mode) => {
-    const swap = io.beforeOpen;
-    io.beforeOpen = undefined;
-    swap?.();
-    io.opened.push(String(file));
+    const hook = io.beforeOpening;
+    if (hook !== undefined && String(file).endsWith(`/${hook.name}`)) {
+      io.beforeOpening = undefined;
+      hook.swap();
+    }
+    if (((Number(flags) || 0) & constants.O_DIRECTORY) === 0) io.opened.push(String(file));
     const handle = await actual.open(file, flags, mode);
     const read = handle.read.bind(handle) as (...args: unknown[]) => Promise<{ bytesRead: number }>;
     Object.assign(handle, {

@@ -155,9 +155,12 @@ describe("list_files", () => {
 
   it("refuses a directory swapped for a link out between check and open", async () => {
     box.write("swapdir/inside.txt", "");
-    io.beforeOpen = () => {
-      renameSync(path.join(box.ws, "swapdir"), path.join(box.ws, "swapdir-old"));
-      symlinkSync(box.outside, path.join(box.ws, "swapdir"));
+    io.beforeOpening = {
+      name: "swapdir",
+      swap: () => {
+        renameSync(path.join(box.ws, "swapdir"), path.join(box.ws, "swapdir-old"));
+        symlinkSync(box.outside, path.join(box.ws, "swapdir"));
+      },
     };
     const error = await box.call(() => list_files("swapdir")).then(() => undefined, (caught: unknown) => caught);
     expect(error).toBeInstanceOf(WorkspaceError);

@@ -147,17 +147,20 @@ describe("read_file", () => {
     expect(io.opened).toEqual([]);
   });
 
-  it("refuses a file whose directory was swapped for a link out between check and open", async () => {
+  it("refuses a file whose directory is swapped for a link out while the path is walked", async () => {
     box.write("swap/report.txt", "inside report\n");
     mkdirSync(path.join(box.outside, "swap-target"));
     writeFileSync(path.join(box.outside, "swap-target", "report.txt"), `${SECRET}\n`);
-    io.beforeOpen = () => {
-      renameSync(path.join(box.ws, "swap"), path.join(box.ws, "swap-old"));
-      symlinkSync(path.join(box.outside, "swap-target"), path.join(box.ws, "swap"));
+    // The check looked at "swap" (a directory) and is about to enter it: now it is a link out.
+    io.beforeOpening = {
+      name: "swap",
+      swap: () => {
+        renameSync(path.join(box.ws, "swap"), path.join(box.ws, "swap-old"));
+        symlinkSync(path.join(box.outside, "swap-target"), path.join(box.ws, "swap"));
+      },
     };
     const error = await failure(read("swap/report.txt"));
-    // The open itself followed the new link out (O_NOFOLLOW guards only the last name): only the identity check caught it.
-    expect(io.opened).toEqual([path.join(box.ws, "swap", "report.txt")]);
+    expect(io.opened).toEqual([]);
     expect(io.bytesRead).toBe(0);
     expect(error.code).toBe("changed");
     expect(error.message).toBe(
@@ -165,26 +168,48 @@ describe("read_file", () => {
     );
   });
 
+  it("refuses a file whose directory is moved away and replaced by a link out right before the file is opened", async () => {
+    box.write("moved/report.txt", "inside report\n");
+    mkdirSync(path.join(box.outside, "moved-target"));
+    writeFileSync(path.join(box.outside, "moved-target", "report.txt"), `${SECRET}\n`);
+    io.beforeOpening = {
+      name: "report.txt",
+      swap: () => {
+        renameSync(path.join(box.ws, "moved"), path.join(box.base, "moved-out"));
+        symlinkSync(path.join(box.outside, "moved-target"), path.join(box.ws, "moved"));
+      },
+    };
+    // The file opened is the one checked (inside the held directory), but it is no longer in the workspace.
+    expect((await failure(read("moved/report.txt"))).code).toBe("changed");
+    expect(io.bytesRead).toBe(0);
+  });
+
   it("refuses a file swapped for a symlink out, or for another file, between check and open", async () => {
     box.write("target.txt", "inside\n");
-    io.beforeOpen = () => {
-      renameSync(path.join(box.ws, "target.txt"), path.join(box.ws, "target-old.txt"));
-      symlinkSync(path.join(box.outside, "secret.txt"), path.join(box.ws, "target.txt"));
+    io.beforeOpening = {
+      name: "target.txt",
+      swap: () => {
+        renameSync(path.join(box.ws, "target.txt"), path.join(box.ws, "target-old.txt"));
+        symlinkSync(path.join(box.outside, "secret.txt"), path.join(box.ws, "target.txt"));
+      },
     };
     expect((await failure(read("target.txt"))).code).toBe("changed");
 
     box.write("victim.txt", "victim\n");
     box.write("other.txt", "another file\n");
-    io.beforeOpen = () => renameSync(path.join(box.ws, "other.txt"), path.join(box.ws, "victim.txt"));
+    io.beforeOpening = { name: "victim.txt", swap: () => renameSync(path.join(box.ws, "other.txt"), path.join(box.ws, "victim.txt")) };
     expect((await failure(read("victim.txt"))).code).toBe("changed");
     expect(io.bytesRead).toBe(0);
   });
 
   it("refuses a FIFO swapped in between check and open, without hanging", async () => {
     box.write("soon-a-pipe.txt", "text\n");
-    io.beforeOpen = () => {
-      renameSync(path.join(box.ws, "soon-a-pipe.txt"), path.join(box.ws, "was-text.txt"));
-      execFileSync("mkfifo", [path.join(box.ws, "soon-a-pipe.txt")]);
+    io.beforeOpening = {
+      name: "soon-a-pipe.txt",
+      swap: () => {
+        renameSync(path.join(box.ws, "soon-a-pipe.txt"), path.join(box.ws, "was-text.txt"));
+        execFileSync("mkfifo", [path.join(box.ws, "soon-a-pipe.txt")]);
+      },
     };
     expect((await failure(read("soon-a-pipe.txt"))).code).toBe("changed");
   });

@@ -1,13 +1,17 @@
 /**
- * Lists a directory inside the workspace, depth first, each level sorted by name, up to a cap. Every
- * directory is opened through `openConfined` and read through its verified handle, so a directory swapped
- * for a link after the check cannot get an outside listing in. Symbolic links are shown, never descended.
+ * Lists a directory inside the workspace, depth first, each level sorted by name, up to a cap. The
+ * directory is opened through `openConfined` and read through its verified handle, and each subdirectory
+ * is opened inside the handle of the directory holding it, so a directory swapped for a link after the
+ * check cannot get an outside listing in. A directory is streamed, never loaded whole: only the entries
+ * that can still be shown are kept. Symbolic links are shown, never descended.
  */
-import { existsSync } from "node:fs";
-import { readdir } from "node:fs/promises";
+import { opendir } from "node:fs/promises";
 import type { Dirent } from "node:fs";
-import { confineToWorkspace, WorkspaceError, type ConfinedPath } from "./workspace.js";
+import path from "node:path";
+import { accessError, changedError, confineToWorkspace, openInsideOrFail, WorkspaceError, type ConfinedPath } from "./workspace.js";
 import { openConfined } from "./open-confined.js";
+import { DIRECTORY_FLAGS, pathOfHandle, stillAt, type HeldDirectory } from "./held-directory.js";
+import { FirstInOrder } from "./first-in-order.js";
 import { fileKind, type FileKind } from "./file-kind.js";
 
 export interface ListingOptions {
@@ -26,55 +30,89 @@ export interface Listing {
   unopened: number;
 }
 
-/** On Linux a directory handle can be read through /proc, so the listing comes from what was verified. */
-const readThroughHandle = process.platform === "linux" && existsSync("/proc/self/fd");
+/** Entries fetched from the kernel per read: fewer round trips than the default 32, still small. */
+const READ_BATCH = 512;
 
 export async function listDirectory(directory: ConfinedPath, options: ListingOptions): Promise<Listing> {
   const listing: Listing = { lines: [], leftOut: 0, unopened: 0 };
-  const visit = async (dir: ConfinedPath, level: number): Promise<void> => {
+  const { root } = directory;
+  const visit = async (held: HeldDirectory, relative: string, level: number): Promise<void> => {
     options.signal.throwIfAborted();
-    const entries = await readVerified(dir);
-    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const canStillOpen = level < options.depth;
+    const entries = await firstEntries(held, relative, root, options.maxEntries - listing.lines.length, options.signal, (entry) => {
+      listing.leftOut += 1;
+      if (canStillOpen && entry.isDirectory()) listing.unopened += 1;
+    });
     for (const [index, entry] of entries.entries()) {
       if (listing.lines.length >= options.maxEntries) {
         const rest = entries.slice(index);
         listing.leftOut += rest.length;
-        if (level < options.depth) listing.unopened += rest.filter((other) => other.isDirectory()).length;
+        if (canStillOpen) listing.unopened += rest.filter((other) => other.isDirectory()).length;
         return;
       }
-      const relative = dir.relative === "" ? entry.name : `${dir.relative}/${entry.name}`;
+      const entryRelative = relative === "" ? entry.name : `${relative}/${entry.name}`;
       const kind = fileKind(entry);
       if (kind === "symlink") {
-        listing.lines.push(`${showPath(relative)} -> ${await describeLinkTarget(dir.root, relative)}`);
+        listing.lines.push(`${showPath(entryRelative)} -> ${await describeLinkTarget(root, entryRelative)}`);
         continue;
       }
-      const line = showPath(relative) + kindSuffix(kind);
+      const line = showPath(entryRelative) + kindSuffix(kind);
       listing.lines.push(line);
-      if (kind !== "directory" || level >= options.depth) continue;
+      if (kind !== "directory" || !canStillOpen) continue;
       if (listing.lines.length >= options.maxEntries) {
         listing.unopened += 1;
         continue;
       }
       const at = listing.lines.length - 1;
       try {
-        await visit(await confineToWorkspace(dir.root, relative), level + 1);
+        const child = await openSubdirectory(held, entry.name, entryRelative, root);
+        try {
+          await visit(child, entryRelative, level + 1);
+        } finally {
+          await child.handle.close();
+        }
       } catch (error) {
         if (!(error instanceof WorkspaceError)) throw error;
         listing.lines[at] = `${line} [could not be listed: ${error.code.replace("_", " ")}]`;
       }
     }
   };
-  await visit(directory, 1);
-  return listing;
-}
-
-async function readVerified(dir: ConfinedPath): Promise<Dirent[]> {
-  const handle = await openConfined(dir, dir.relative === "" ? "." : dir.relative);
+  const handle = await openConfined(directory, directory.relative === "" ? "." : directory.relative);
   try {
-    return await readdir(readThroughHandle ? `/proc/self/fd/${handle.fd}` : dir.realPath, { withFileTypes: true });
+    await visit({ handle, realPath: directory.realPath }, directory.relative, 1);
   } finally {
     await handle.close();
   }
+  return listing;
+}
+
+/** A subdirectory opened inside the handle of its parent, and still where the parent says it is. */
+async function openSubdirectory(parent: HeldDirectory, name: string, relative: string, root: string): Promise<HeldDirectory> {
+  const realPath = path.join(parent.realPath, name);
+  const handle = await openInsideOrFail(parent, name, DIRECTORY_FLAGS, relative, root);
+  if (await stillAt(handle, realPath)) return { handle, realPath };
+  await handle.close();
+  throw changedError(relative, root);
+}
+
+/**
+ * The first `limit` entries of a held directory in name order, read as a stream; every other entry is
+ * passed to `onLeftOut`.
+ */
+async function firstEntries(
+  held: HeldDirectory, relative: string, root: string, limit: number, signal: AbortSignal, onLeftOut: (entry: Dirent) => void,
+): Promise<Dirent[]> {
+  const first = new FirstInOrder<Dirent>(limit, onLeftOut);
+  try {
+    for await (const entry of await opendir(pathOfHandle(held), { bufferSize: READ_BATCH })) {
+      signal.throwIfAborted();
+      first.add(entry);
+    }
+  } catch (error) {
+    if (signal.aborted || typeof (error as NodeJS.ErrnoException).code !== "string") throw error;
+    throw accessError(error, relative === "" ? "." : relative, root);
+  }
+  return first.first();
 }
 
 /** Where a link inside the workspace leads, as a workspace path; a link that leads out only says so. */

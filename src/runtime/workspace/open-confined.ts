@@ -1,14 +1,18 @@
 /**
  * Opens what `confineToWorkspace` checked, and proves it is the same thing. Between the check and the
  * open, a name can be swapped (a file replaced by a symbolic link, a directory on the way by a link that
- * leads out). The open refuses a symbolic link in the last place (O_NOFOLLOW), never blocks (O_NONBLOCK:
- * a FIFO or device swapped in cannot hang it), and the opened handle's device and inode must equal the
- * checked ones before a single byte is read; otherwise the handle is closed and the call refused.
+ * leads out). So the checked real path is walked again from the root through held directories, each
+ * opened without following a link (see held-directory.ts), the last name is opened without following a
+ * link and without blocking (O_NONBLOCK: a FIFO or device swapped in cannot hang it), and the handle's
+ * device, inode and file type must equal the checked ones, and on Linux the handle must still be at the
+ * checked real path, before a single byte is read; otherwise the handle is closed and the call refused.
  */
 import { constants } from "node:fs";
 import type { BigIntStats } from "node:fs";
-import { open, type FileHandle } from "node:fs/promises";
-import { accessError, quotePath, WorkspaceError, type ConfinedPath } from "./workspace.js";
+import type { FileHandle } from "node:fs/promises";
+import path from "node:path";
+import { DIRECTORY_FLAGS, FILE_FLAGS, openRootDirectory, stillAt, type HeldDirectory } from "./held-directory.js";
+import { accessError, changedError, openInsideOrFail, type ConfinedPath } from "./workspace.js";
 
 /**
  * Opens `confined` for reading (a directory with O_DIRECTORY) and verifies its identity.
@@ -16,29 +20,39 @@ import { accessError, quotePath, WorkspaceError, type ConfinedPath } from "./wor
  * @throws WorkspaceError `changed` when the opened file is not the one that was checked.
  */
 export async function openConfined(confined: ConfinedPath, requested: string): Promise<FileHandle> {
-  const directory = confined.stats.isDirectory() ? (constants.O_DIRECTORY ?? 0) : 0;
-  const flags = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0) | directory;
-  let handle: FileHandle;
+  const handle = await openAlongHeldDirectories(confined, requested);
+  let verified = false;
   try {
-    handle = await open(confined.realPath, flags);
-  } catch (error) {
-    // A link, nothing, or a non-directory at the checked name now: not what was checked.
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ELOOP" || code === "ENOENT" || code === "ENOTDIR" || code === "ENXIO") throw changedError(requested, confined.root);
-    throw accessError(error, requested, confined.root);
+    verified = sameFile(await handle.stat({ bigint: true }), confined.stats) && (await stillAt(handle, confined.realPath));
+  } finally {
+    if (!verified) await handle.close();
   }
-  let opened: BigIntStats;
-  try {
-    opened = await handle.stat({ bigint: true });
-  } catch (error) {
-    await handle.close();
-    throw error;
-  }
-  if (!sameFile(opened, confined.stats)) {
-    await handle.close();
-    throw changedError(requested, confined.root);
-  }
+  if (!verified) throw changedError(requested, confined.root);
   return handle;
+}
+
+/** Opens the checked path name by name from the root, each name inside the directory opened before it. */
+async function openAlongHeldDirectories(confined: ConfinedPath, requested: string): Promise<FileHandle> {
+  const { root } = confined;
+  let directory: HeldDirectory;
+  try {
+    directory = await openRootDirectory(root);
+  } catch (error) {
+    throw accessError(error, requested, root);
+  }
+  const names = confined.relative === "" ? [] : confined.relative.split("/");
+  const last = names.pop();
+  if (last === undefined) return directory.handle;
+  try {
+    for (const name of names) {
+      const handle = await openInsideOrFail(directory, name, DIRECTORY_FLAGS, requested, root);
+      await directory.handle.close();
+      directory = { handle, realPath: path.join(directory.realPath, name) };
+    }
+    return await openInsideOrFail(directory, last, confined.stats.isDirectory() ? DIRECTORY_FLAGS : FILE_FLAGS, requested, root);
+  } finally {
+    await directory.handle.close();
+  }
 }
 
 function sameFile(a: BigIntStats, b: BigIntStats): boolean {
@@ -47,9 +61,4 @@ function sameFile(a: BigIntStats, b: BigIntStats): boolean {
 
 function fileType(stats: BigIntStats): bigint {
   return stats.mode & BigInt(constants.S_IFMT);
-}
-
-function changedError(requested: string, root: string): WorkspaceError {
-  return new WorkspaceError("changed",
-    `${quotePath(requested)} changed while it was being opened (it is no longer what was checked inside the workspace ${root}); nothing was read. Try again.`);
 }

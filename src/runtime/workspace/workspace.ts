@@ -3,11 +3,14 @@
  * or refuses it. Every path is first resolved by name against the workspace root, then walked one name at
  * a time from the real root, following each symbolic link by hand; a step that would leave the root is
  * refused before anything outside it is looked at, so the answer never depends on (and never reveals)
- * what exists outside. See docs/workspace.md for the rules and the reasons.
+ * what exists outside. Each name is looked up inside the directory the walk holds open (see
+ * held-directory.ts), so a directory on the way swapped for a link cannot carry the walk out mid-way.
+ * See docs/workspace.md for the rules and the reasons.
  */
-import { lstat, readlink, realpath } from "node:fs/promises";
+import { lstat, readlink, realpath, type FileHandle } from "node:fs/promises";
 import type { BigIntStats } from "node:fs";
 import path from "node:path";
+import { DIRECTORY_FLAGS, openInside, openRootDirectory, pathInside, type HeldDirectory } from "./held-directory.js";
 
 /** Linux's own limit on symbolic links followed while resolving one path (MAXSYMLINKS). */
 const MAX_SYMLINK_HOPS = 40;
@@ -62,31 +65,46 @@ export async function confineToWorkspace(workspace: string, requested: string): 
   if (start === undefined) throw outside();
   // A stack of the names still to walk, the next one last.
   const pending = start.reverse();
-  const rootStats = await lstatInside(root, requested, root);
-  let current = root;
-  let stats = rootStats;
-  let hops = 0;
-  for (let part = pending.pop(); part !== undefined; part = pending.pop()) {
-    const next = path.join(current, part);
-    stats = await lstatInside(next, requested, root);
-    if (!stats.isSymbolicLink()) {
-      current = next;
-      continue;
+  const rootDirectory = await openRoot(root, requested);
+  // The directory the walk is in, held open: each name is looked up inside it, not by a path.
+  let current = rootDirectory;
+  const leave = async (): Promise<void> => {
+    if (current !== rootDirectory) await current.handle.close();
+  };
+  try {
+    const rootStats = await current.handle.stat({ bigint: true });
+    let hops = 0;
+    for (let part = pending.pop(); part !== undefined; part = pending.pop()) {
+      const inside = pathInside(current, part);
+      const stats = await lstatInside(inside, requested, root);
+      if (stats.isSymbolicLink()) {
+        hops += 1;
+        if (hops > MAX_SYMLINK_HOPS) {
+          throw new WorkspaceError("loop",
+            `The path ${quotePath(requested)} is outside the workspace ${root}: it runs through a loop of symbolic links, so it leads nowhere inside it.`);
+        }
+        // The link's text is resolved by name against the real directory holding it, then walked from the
+        // root again: a link that points out is refused without looking at where it points.
+        const target = insideParts(path.resolve(current.realPath, await readLinkInside(inside, requested, root)));
+        if (target === undefined) throw outside();
+        pending.push(...target.reverse());
+        await leave();
+        current = rootDirectory;
+        continue;
+      }
+      const realPath = path.join(current.realPath, part);
+      if (pending.length === 0) return confined(root, realPath, stats);
+      if (!stats.isDirectory()) throw accessError({ code: "ENOTDIR" }, requested, root);
+      const handle = await openInsideOrFail(current, part, DIRECTORY_FLAGS, requested, root);
+      await leave();
+      current = { handle, realPath };
     }
-    hops += 1;
-    if (hops > MAX_SYMLINK_HOPS) {
-      throw new WorkspaceError("loop",
-        `The path ${quotePath(requested)} is outside the workspace ${root}: it runs through a loop of symbolic links, so it leads nowhere inside it.`);
-    }
-    // The link's text is resolved by name against the real directory holding it, then walked from the
-    // root again: a link that points out is refused without looking at where it points.
-    const target = insideParts(path.resolve(current, await readlink(next)));
-    if (target === undefined) throw outside();
-    pending.push(...target.reverse());
-    current = root;
-    stats = rootStats;
+    // Only the root itself (or a link to it) ends the walk with no name left.
+    return confined(root, root, rootStats);
+  } finally {
+    await leave();
+    await rootDirectory.handle.close();
   }
-  return { root, realPath: current, relative: path.relative(root, current).split(path.sep).join("/"), stats };
 }
 
 /** What a tool returns instead of a result when the path is refused; the tool returns `refusal` as its result. */
@@ -121,12 +139,57 @@ function partsUnder(base: string, absolute: string): string[] | undefined {
   return absolute.slice(prefix.length).split(path.sep).filter((part) => part !== "");
 }
 
+function confined(root: string, realPath: string, stats: BigIntStats): ConfinedPath {
+  return { root, realPath, relative: path.relative(root, realPath).split(path.sep).join("/"), stats };
+}
+
+async function openRoot(root: string, requested: string): Promise<HeldDirectory> {
+  try {
+    return await openRootDirectory(root);
+  } catch (error) {
+    throw accessError(error, requested, root);
+  }
+}
+
 async function lstatInside(target: string, requested: string, root: string): Promise<BigIntStats> {
   try {
     return await lstat(target, { bigint: true });
   } catch (error) {
     throw accessError(error, requested, root);
   }
+}
+
+/** A link's text; a link that is no longer one (EINVAL) changed since it was looked at. */
+async function readLinkInside(target: string, requested: string, root: string): Promise<string> {
+  try {
+    return await readlink(target);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EINVAL") throw changedError(requested, root);
+    throw accessError(error, requested, root);
+  }
+}
+
+/**
+ * Opens `name` inside a held directory, for the walk, the open of what was checked and the listing. A
+ * link (ELOOP), a non-directory where a directory was (ENOTDIR), nothing (ENOENT) or an unopenable device
+ * (ENXIO) is not what was looked at a moment before: `changed`.
+ */
+export async function openInsideOrFail(
+  directory: HeldDirectory, name: string, flags: number, requested: string, root: string,
+): Promise<FileHandle> {
+  try {
+    return await openInside(directory, name, flags);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ELOOP" || code === "ENOENT" || code === "ENOTDIR" || code === "ENXIO") throw changedError(requested, root);
+    throw accessError(error, requested, root);
+  }
+}
+
+/** The message for a name that changed between being looked at and being opened. */
+export function changedError(requested: string, root: string): WorkspaceError {
+  return new WorkspaceError("changed",
+    `${quotePath(requested)} changed while it was being opened (it is no longer what was checked inside the workspace ${root}); nothing was read. Try again.`);
 }
 
 /** A message for an `fs` error met inside the workspace; it names the path the model gave, not a resolved one. */
