@@ -2,6 +2,9 @@
  * Get the current local date and time. Use it whenever the answer depends on today's date, the time of
  * day or the user's time zone: a model does not know the current time on its own. Returns ISO 8601 local
  * time with its UTC offset, then the IANA time zone name: `2026-03-14T09:26:53+01:00 (Europe/Paris)`.
+ *
+ * @readOnly
+ * @openWorld false
  */
 export function get_time(): string {
   const now = new Date();

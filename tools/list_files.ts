@@ -15,6 +15,8 @@ const MAX_ENTRIES = 1000;
  * string. Symbolic links to directories are not descended into. At most 1000 entries; a note at the end
  * says how many were left out.
  *
+ * @readOnly
+ * @openWorld false
  * @param dir The directory, relative to the workspace root ("." for the root itself), or an absolute path inside the workspace.
  * @param depth How many levels to list: 1 lists only the directory's own entries, 2 also the entries of its subdirectories, and so on.
  * @minimum 1

@@ -13,6 +13,8 @@ const MAX_RESULT_BYTES = 100_000;
  * before the end of the file ends with a line `[read_file: …]` telling which `offset` reads on.
  * Binary files, directories (use list_files), devices, FIFOs and sockets are refused with a note.
  *
+ * @readOnly
+ * @openWorld false
  * @param path The file, relative to the workspace root (for example "src/index.ts"), or an absolute path inside the workspace.
  * @minLength 1
  * @param offset How many lines to skip before the first line returned; 0 starts at the top of the file.

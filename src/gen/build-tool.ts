@@ -1,17 +1,22 @@
 import { ts } from "./compiler.js";
-import type { CallingConvention, JsonSchema, JsonValue, ToolDefinition } from "../shared/schemas-file.js";
+import type { CallingConvention, JsonSchema, JsonValue, ToolAnnotations, ToolDefinition } from "../shared/schemas-file.js";
 import { diagnosticAt, hasErrors, type Diagnostic } from "./diagnostic.js";
 import { docHost, type DiscoveredTool } from "./discover-tools.js";
 import { inspectJsonType } from "./json-compat.js";
 import { applyKeyword, isTypedKeyword, keywordFromTag, VALIDATION_TAGS } from "./keywords.js";
 import { literalDefault } from "./literal-default.js";
+import { outputSchemaOf } from "./output-schema.js";
 import type { SchemaEngine } from "./schema-engine.js";
 import { finishParameters, type ParameterKeyword } from "./finish-parameters.js";
+import { readToolAnnotations } from "./tool-annotations.js";
 import { readInlineParamDoc, readToolDocs, type ParamDoc, type ToolDocs } from "./tool-docs.js";
 
 export interface BuiltTool {
   definition: ToolDefinition;
   call: CallingConvention;
+  /** The schema of the returned object, when the return type is a JSON object type (MCP's outputSchema). */
+  output?: JsonSchema;
+  annotations?: ToolAnnotations;
 }
 
 /** One property of the arguments object, before its schema is made. */
@@ -29,6 +34,8 @@ interface ArgumentSpec {
 export function buildTool(tool: DiscoveredTool, engine: SchemaEngine, checker: ts.TypeChecker): { built?: BuiltTool; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
   const docs = readToolDocs(docHost(tool));
+  const tagged = readToolAnnotations(docHost(tool), tool.name);
+  for (const problem of tagged.problems) diagnostics.push(diagnosticAt(tool.declaration, "error", problem));
   if (docs.description === "") {
     diagnostics.push(diagnosticAt(tool.declaration, "warning", `tool "${tool.name}" has no description; add a JSDoc summary above it (models call tools far better with one)`));
   }
@@ -85,8 +92,11 @@ export function buildTool(tool: DiscoveredTool, engine: SchemaEngine, checker: t
   if (hasErrors(diagnostics)) return { diagnostics };
 
   const call: CallingConvention = byObject ? { kind: "object" } : { kind: "positional", params: specs.map((spec) => spec.name) };
+  const output = outputSchemaOf(tool, engine, checker);
+  diagnostics.push(...output.diagnostics);
+  const definition: ToolDefinition = { type: "function", function: { name: tool.name, description: docs.description, parameters: finished.parameters } };
   return {
-    built: { definition: { type: "function", function: { name: tool.name, description: docs.description, parameters: finished.parameters } }, call },
+    built: { definition, call, ...(output.schema ? { output: output.schema } : {}), ...(tagged.annotations ? { annotations: tagged.annotations } : {}) },
     diagnostics,
   };
 }

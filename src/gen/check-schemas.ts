@@ -33,12 +33,13 @@ export function describeCheck(result: CheckResult, shownFile: string): string {
   return `${shownFile} is stale (${what}); run npm run gen`;
 }
 
-/** Each tool's definition and binding as one comparable string, by name. */
-function toolSignatures(file: Pick<SchemasFile, "tools" | "bindings">): Map<string, string> {
+/** Each tool's definition, binding, output schema and annotations as one comparable string, by name. */
+function toolSignatures(file: Pick<SchemasFile, "tools" | "bindings" | "outputs" | "annotations">): Map<string, string> {
   const result = new Map<string, string>();
   for (const tool of file.tools) {
-    const binding = file.bindings.find((entry) => entry.name === tool.function.name);
-    result.set(tool.function.name, JSON.stringify([tool, binding]));
+    const name = tool.function.name;
+    const binding = file.bindings.find((entry) => entry.name === name);
+    result.set(name, JSON.stringify([tool, binding, file.outputs?.[name], file.annotations?.[name]]));
   }
   return result;
 }
@@ -48,7 +49,7 @@ function parseTools(text: string | undefined): Map<string, string> {
   try {
     const parsed = JSON.parse(text) as Partial<SchemasFile>;
     if (!Array.isArray(parsed.tools)) return new Map();
-    return toolSignatures({ tools: parsed.tools, bindings: Array.isArray(parsed.bindings) ? parsed.bindings : [] });
+    return toolSignatures({ ...parsed, tools: parsed.tools, bindings: Array.isArray(parsed.bindings) ? parsed.bindings : [] });
   } catch {
     return new Map();
   }

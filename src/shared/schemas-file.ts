@@ -62,10 +62,29 @@ export interface GeneratedInputs {
   hash: string;
 }
 
+/**
+ * MCP tool annotations, from the tool's JSDoc tags (`@readOnly`, `@destructive`, `@idempotent`,
+ * `@openWorld`, each optionally followed by `true` or `false`). Only the tags written appear.
+ */
+export interface ToolAnnotations {
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
 export interface SchemasFile {
   /** Sorted by name. */
   tools: ToolDefinition[];
   /** Same order as `tools`. */
   bindings: ToolBinding[];
+  /**
+   * By tool name, sorted: the schema of what the tool returns, for each tool whose declared return type
+   * (awaited) is a JSON object type. Always `"type": "object"` at the top, self-contained like `parameters`.
+   * Absent from files written before it existed.
+   */
+  outputs?: { [toolName: string]: JsonSchema };
+  /** By tool name, sorted: the MCP annotations of each tool that declares any. Absent from older files. */
+  annotations?: { [toolName: string]: ToolAnnotations };
   inputs: GeneratedInputs;
 }

@@ -81,6 +81,13 @@ function findShapeProblem(value: unknown): string | undefined {
     const validCall = isRecord(call) && (call.kind === "object" || (call.kind === "positional" && isStringArray(call.params)));
     if (!validCall) return `the calling convention of tool ${fn.name} is neither "object" nor "positional" with params`;
   }
+  const { outputs, annotations } = value;
+  if (outputs !== undefined && !(isRecord(outputs) && Object.values(outputs).every((schema) => isRecord(schema) && schema.type === "object"))) {
+    return `"outputs" is not a map of tool names to object schemas`;
+  }
+  if (annotations !== undefined && !(isRecord(annotations) && Object.values(annotations).every((hints) => isRecord(hints) && Object.values(hints).every((hint) => typeof hint === "boolean")))) {
+    return `"annotations" is not a map of tool names to boolean hints`;
+  }
   if (!isRecord(inputs) || typeof inputs.toolsDir !== "string" || !isStringArray(inputs.files) || typeof inputs.hash !== "string") {
     return `"inputs" lacks toolsDir, files or hash`;
   }

@@ -1,0 +1,47 @@
+/**
+ * The `outputs` entry of a tool: when its declared return type, awaited, is a JSON object type (an
+ * object literal type, an interface, a record, …), the schema of that object, made and finished exactly
+ * as the parameters are (self-contained, strict-Ajv form, keys in a fixed order). Any other return type
+ * (a string, an array, a union, `void`, `unknown`) has no output schema: MCP requires one to describe an
+ * object, and the tool's result is then sent as text only.
+ */
+import { ts } from "./compiler.js";
+import type { JsonSchema, ParametersSchema } from "../shared/schemas-file.js";
+import { diagnosticAt, type Diagnostic } from "./diagnostic.js";
+import type { DiscoveredTool } from "./discover-tools.js";
+import { finishParameters } from "./finish-parameters.js";
+import { inspectJsonType } from "./json-compat.js";
+import type { SchemaEngine } from "./schema-engine.js";
+
+export function outputSchemaOf(tool: DiscoveredTool, engine: SchemaEngine, checker: ts.TypeChecker): { schema?: JsonSchema; diagnostics: Diagnostic[] } {
+  const signature = checker.getSignatureFromDeclaration(tool.fn.compilerNode);
+  if (signature === undefined) return { diagnostics: [] };
+  const declared = checker.getReturnTypeOfSignature(signature);
+  const type = checker.getAwaitedType(declared) ?? declared;
+  if (!isPlainObjectType(type, checker)) return { diagnostics: [] };
+  const skipped = (why: string): { diagnostics: Diagnostic[] } => ({
+    diagnostics: [diagnosticAt(tool.declaration, "warning", `tool "${tool.name}" gets no output schema: ${why}; MCP clients receive its result as text only`)],
+  });
+  const unsupported = inspectJsonType(type, checker, "result").find((finding) => finding.kind === "unsupported");
+  if (unsupported !== undefined) return skipped(`its return type has "${unsupported.typeText}" at ${unsupported.path}, which JSON cannot carry`);
+  let made;
+  try {
+    made = engine.schemasFor(new Map([["result", type]]));
+  } catch (error) {
+    return skipped(`typescript-json-schema could not describe its return type (${error instanceof Error ? error.message : String(error)})`);
+  }
+  const root = made.schemas.get("result") as JsonSchema;
+  const finished = finishParameters(root as ParametersSchema, made.definitions as Record<string, JsonSchema>, tool.name);
+  const problem = [...finished.problems, ...finished.tagProblems.map((entry) => entry.message)][0];
+  if (problem !== undefined) return skipped(problem);
+  return finished.parameters.type === "object" ? { schema: finished.parameters, diagnostics: [] } : { diagnostics: [] };
+}
+
+/** An object JSON carries as an object: not an array, tuple, function or `Date`, and not a union. */
+function isPlainObjectType(type: ts.Type, checker: ts.TypeChecker): boolean {
+  if (!(type.flags & ts.TypeFlags.Object) && !type.isIntersection()) return false;
+  if (type.isIntersection() && type.types.some((member) => !(member.flags & ts.TypeFlags.Object))) return false;
+  if (checker.isArrayType(type) || checker.isTupleType(type)) return false;
+  if (type.getCallSignatures().length > 0 || type.getConstructSignatures().length > 0) return false;
+  return type.getSymbol()?.getName() !== "Date";
+}
