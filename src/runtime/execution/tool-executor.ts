@@ -40,6 +40,22 @@ export interface ToolExecutorOptions {
   importModule?: (url: string) => Promise<unknown>;
 }
 
+/** The default of `maxResultChars`. */
+export const DEFAULT_MAX_RESULT_CHARS = 50_000;
+
+/**
+ * One call's outcome as `execute` gives it and, when the tool returned, its value and the notes put
+ * before it, so a caller can send the value itself (MCP's `structuredContent`) rather than capped text.
+ */
+export interface ToolRun extends ToolOutcome {
+  returned?: { value: unknown; notes: string[] };
+}
+
+export interface ToolRunner extends ToolExecutor {
+  /** `execute`, keeping what the tool returned. Never rejects. */
+  run(call: ToolCall, context: ToolContext): Promise<ToolRun>;
+}
+
 type ToolFunction = (...args: unknown[]) => unknown;
 
 interface ToolEntry {
@@ -55,8 +71,8 @@ interface ToolEntry {
  * repaired losslessly), imports the tool's module on first use, calls the function with a timeout, and
  * turns whatever happens into one outcome whose content is capped. `execute` never rejects.
  */
-export function createToolExecutor(options: ToolExecutorOptions): ToolExecutor {
-  const { schemas, schemasDir, timeoutMs = 60_000, maxResultChars = 50_000 } = options;
+export function createToolExecutor(options: ToolExecutorOptions): ToolRunner {
+  const { schemas, schemasDir, timeoutMs = 60_000, maxResultChars = DEFAULT_MAX_RESULT_CHARS } = options;
   const importModule = options.importModule ?? ((url: string): Promise<unknown> => import(url));
   const entries = new Map<string, ToolEntry>();
   schemas.tools.forEach((definition, index) => {
@@ -105,7 +121,7 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolExecutor {
     return entry.fn;
   }
 
-  async function run(call: ToolCall, context: ToolContext, name: string): Promise<ToolOutcome> {
+  async function attempt(call: ToolCall, context: ToolContext, name: string): Promise<ToolRun> {
     const entry = entries.get(name);
     if (entry === undefined) return { status: "unknown_tool", content: unknownToolMessage(name, toolNames, suggestName(name, toolNames)) };
     const schema = entry.definition.function.parameters;
@@ -153,23 +169,29 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolExecutor {
           ...(checked.converted.length > 0 ? [convertedArgumentsNote(checked.converted)] : []),
           ...(parsed.decodedString ? [DECODED_STRING_NOTE] : []),
         ];
-        return { status: "ok", content: [...notes, body].join("\n") };
+        return { status: "ok", content: [...notes, body].join("\n"), returned: { value: result.value, notes } };
       }
     }
   }
 
+  async function run(call: ToolCall, context: ToolContext): Promise<ToolRun> {
+    let name = "";
+    let outcome: ToolRun;
+    try {
+      name = typeof call?.function?.name === "string" ? call.function.name : "";
+      outcome = await attempt(call, context, name);
+    } catch (error) {
+      outcome = { status: "tool_error", content: internalErrorMessage(quoteName(name), error) };
+    }
+    return { ...outcome, content: capContent(outcome.content, maxResultChars) };
+  }
+
   return {
     definitions: schemas.tools,
+    run,
     async execute(call, context) {
-      let name = "";
-      let outcome: ToolOutcome;
-      try {
-        name = typeof call?.function?.name === "string" ? call.function.name : "";
-        outcome = await run(call, context, name);
-      } catch (error) {
-        outcome = { status: "tool_error", content: internalErrorMessage(quoteName(name), error) };
-      }
-      return { status: outcome.status, content: capContent(outcome.content, maxResultChars) };
+      const { status, content } = await run(call, context);
+      return { status, content };
     },
   };
 }

@@ -1,0 +1,46 @@
+/**
+ * The command line of `npm run mcp`: `--schemas FILE`, `--workspace DIR`, `--tool-timeout MS` and
+ * `--help`, with the agent's meanings and syntax (`--flag VALUE` or `--flag=VALUE`). The values are read
+ * by the agent's own parser; this module only keeps out what `mcp` does not take (other flags, a prompt).
+ */
+import { parseAgentArgs } from "../cli/parse-agent-args.js";
+
+export interface McpArgs {
+  schemas?: string;
+  workspace?: string;
+  toolTimeoutMs?: number;
+  help: boolean;
+}
+
+const VALUE_FLAGS = new Set(["--schemas", "--workspace", "--tool-timeout"]);
+
+export const MCP_USAGE = `Usage: npm run --silent mcp -- --workspace DIR [flags]
+
+Serves the tools in generated/schemas.json to an MCP client over stdio (stdout carries protocol
+messages only; logs go to stderr). Use --silent: npm's own banner on stdout would corrupt the stream.
+
+Flags:
+  --workspace DIR       the only directory tools may touch (required: clients start servers from / or ~)
+  --schemas FILE        tool schemas to serve (default: generated/schemas.json of the project)
+  --tool-timeout MS     how long one tool call may run (default 60000)
+  --help                this text
+
+Exit codes: 0 stdin closed, 2 usage or setup error, 5 schemas missing or stale (run npm run gen),
+            130 SIGINT, 143 SIGTERM, 70 internal error (a bug in sigloop).`;
+
+export function parseMcpArgs(argv: readonly string[]): { ok: true; args: McpArgs } | { ok: false; error: string } {
+  for (let i = 0; i < argv.length; i += 1) {
+    const token = argv[i] ?? "";
+    if (!token.startsWith("-") || token === "--") return { ok: false, error: `npm run mcp takes flags only, got ${JSON.stringify(token)}` };
+    const name = token.includes("=") ? token.slice(0, token.indexOf("=")) : token;
+    if (name !== "--help" && !VALUE_FLAGS.has(name)) return { ok: false, error: `unknown flag ${name}` };
+    if (VALUE_FLAGS.has(name) && !token.includes("=")) i += 1;
+  }
+  const parsed = parseAgentArgs(argv);
+  if (!parsed.ok) return parsed;
+  const { schemas, workspace, toolTimeoutMs, help } = parsed.args;
+  return {
+    ok: true,
+    args: { help, ...(schemas !== undefined ? { schemas } : {}), ...(workspace !== undefined ? { workspace } : {}), ...(toolTimeoutMs !== undefined ? { toolTimeoutMs } : {}) },
+  };
+}
