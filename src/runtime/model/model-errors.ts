@@ -4,7 +4,11 @@
  * Messages never hold the API key (it is scrubbed even when the API echoes it back) nor a stack trace.
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import { scrubSecret } from "./key-mask.js";
 import { MAX_RETRY_DELAY_MS, requestedDelayMs, type BodyCut } from "./watched-fetch.js";
+
+// Where callers have always found it; the rule itself is key-mask.ts's.
+export { scrubSecret };
 
 export type ModelErrorKind = "http" | "connection" | "timeout" | "too_large" | "malformed" | "no_choices" | "aborted";
 
@@ -223,16 +227,4 @@ export function displayURL(baseURL: string): string {
   } catch {
     return baseURL;
   }
-}
-
-/** Replaces every occurrence of the key (and of its long fragments, as masked echoes show) with `***`. */
-export function scrubSecret(text: string, secret: string): string {
-  // Placeholder keys for local servers ("none", "x") are no secret, and scrubbing them would mangle messages.
-  if (secret.length < 8) return text;
-  let out = text.split(secret).join("***");
-  if (secret.length >= 16) {
-    const fragment = secret.slice(-8);
-    out = out.split(fragment).join("***");
-  }
-  return out;
 }
