@@ -1,10 +1,14 @@
 /**
  * Turns agent events into progress lines on stderr: the turn, each tool call with its arguments
  * shortened, each result shortened, retries, streamed text and token usage (with cached tokens).
- * Colours only when the output is a terminal and NO_COLOR is unset.
+ * Colours only when the output is a terminal and NO_COLOR is unset. Text from the model, tools or the
+ * endpoint has the key masked first (a streamed answer through a carry-over window, so a key split across
+ * deltas is caught), is shortened after that, and shows control characters escaped.
  */
+import { keyMask, type KeyMask } from "../runtime/model/key-mask.js";
 import type { AgentEvent, RunResult, ToolCallResult } from "../runtime/loop/agent-events.js";
 import type { TokenUsage } from "../runtime/loop/types.js";
+import { escapeControls } from "./terminal-safe.js";
 
 export interface ProgressOutput {
   write(text: string): void;
@@ -31,7 +35,7 @@ export function colorsWanted(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv
   return forced || stream.isTTY === true;
 }
 
-export function createProgressReporter(output: ProgressOutput, colors: boolean): ProgressReporter {
+export function createProgressReporter(output: ProgressOutput, colors: boolean, mask: KeyMask = keyMask("")): ProgressReporter {
   const style = (code: number): Paint => (colors ? (text) => `\u001b[${code}m${text}\u001b[0m` : (text) => text);
   const dim = style(2);
   const bold = style(1);
@@ -39,13 +43,20 @@ export function createProgressReporter(output: ProgressOutput, colors: boolean):
   const yellow = style(33);
   const cyan = style(36);
   let midLine = false;
+  const streamed = mask.stream((text) => output.write(dim(escapeControls(text))));
+  // Masked before it is shortened: a cut key would no longer match the whole key.
+  const shown = (text: string, width: number): string => escapeControls(shorten(mask.scrub(text), width));
+  // For whole lines that quote the endpoint or the model (API errors, refusals, ids).
+  const safe = (text: string): string => escapeControls(mask.scrub(text));
 
   const line = (text: string): void => {
+    streamed.flush();
     output.write(`${midLine ? "\n" : ""}${text}\n`);
     midLine = false;
   };
 
   const endStreamedText = (): void => {
+    streamed.flush();
     if (midLine) output.write("\n");
     midLine = false;
   };
@@ -57,7 +68,7 @@ export function createProgressReporter(output: ProgressOutput, colors: boolean):
         return;
       case "text_delta":
         if (event.text === "") return;
-        output.write(dim(event.text));
+        streamed.write(event.text);
         midLine = !event.text.endsWith("\n");
         return;
       case "turn_end":
@@ -68,16 +79,16 @@ export function createProgressReporter(output: ProgressOutput, colors: boolean):
         line(yellow(`  the response was cut off by the token limit (finish_reason "length"): discarded, its tool calls not run; asking again (retry ${event.attempt} of ${event.maxRetries})`));
         return;
       case "tool_call_start":
-        line(cyan(`  → ${shorten(event.call.function.name, NAME_WIDTH)}`) + dim(`(${shorten(event.call.function.arguments, ARGUMENTS_WIDTH)})`));
+        line(cyan(`  → ${shown(event.call.function.name, NAME_WIDTH)}`) + dim(`(${shown(event.call.function.arguments, ARGUMENTS_WIDTH)})`));
         return;
       case "tool_call_end":
-        line(resultLine(shorten(event.call.function.name, NAME_WIDTH), event.result, red));
+        line(resultLine(shown(event.call.function.name, NAME_WIDTH), event.result.status, shown(event.result.content, RESULT_WIDTH), red));
         return;
       case "interrupted_calls_answered":
-        line(yellow(`resume: ${event.toolCallIds.length} tool call(s) of the interrupted run had no result; answered as "interrupted" (${event.toolCallIds.join(", ")})`));
+        line(yellow(`resume: ${event.toolCallIds.length} tool call(s) of the interrupted run had no result; answered as "interrupted" (${safe(event.toolCallIds.join(", "))})`));
         return;
       case "transcript_failed":
-        line(red(`warning: the transcript could not be written (${event.error}); it stops at the last complete message and --resume continues from there, without this run's later messages.`));
+        line(red(`warning: the transcript could not be written (${safe(event.error)}); it stops at the last complete message and --resume continues from there, without this run's later messages.`));
         return;
       case "run_end":
         line(dim(`${runSummary(event.result)} · tokens: ${usageText(event.result.usage)}`));
@@ -88,12 +99,12 @@ export function createProgressReporter(output: ProgressOutput, colors: boolean):
     }
   };
 
-  return { onEvent, line, retry: (message) => line(yellow(`  retrying: ${message}`)) };
+  return { onEvent, line: (text) => line(safe(text)), retry: (message) => line(yellow(`  retrying: ${safe(message)}`)) };
 }
 
-function resultLine(name: string, result: ToolCallResult, red: Paint): string {
-  const text = `  ← ${name} ${result.status}: ${shorten(result.content, RESULT_WIDTH)}`;
-  return result.status === "ok" ? text : red(text);
+function resultLine(name: string, status: ToolCallResult["status"], content: string, red: Paint): string {
+  const text = `  ← ${name} ${status}: ${content}`;
+  return status === "ok" ? text : red(text);
 }
 
 function runSummary(result: RunResult): string {

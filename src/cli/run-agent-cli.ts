@@ -9,10 +9,11 @@ import { createAgent } from "../runtime/loop/agent.js";
 import type { ChatMessage } from "../runtime/loop/messages.js";
 import { createTurnRequester, type RetryInfo } from "../runtime/model/model-client.js";
 import { loadSchemas } from "../runtime/execution/load-schemas.js";
-import { scrubSecret } from "../runtime/model/model-errors.js";
+import { keyMask } from "../runtime/model/key-mask.js";
 import { createToolExecutor } from "../runtime/execution/tool-executor.js";
 import { openTranscript, readTranscript, type TranscriptWriter } from "../runtime/loop/transcript.js";
 import { runInteractive } from "./interactive.js";
+import { escapeControls } from "./terminal-safe.js";
 import { AGENT_USAGE, parseAgentArgs, type AgentArgs } from "./parse-agent-args.js";
 import { colorsWanted, createProgressReporter } from "./progress-reporter.js";
 import { EXIT, reportResult } from "./report-result.js";
@@ -30,7 +31,7 @@ export interface CliEnvironment {
   /** The project root: where `generated/schemas.json` lives. */
   projectRoot: string;
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
-  stdout: { write(text: string): unknown };
+  stdout: { write(text: string): unknown; isTTY?: boolean };
   stderr: { write(text: string): unknown; isTTY?: boolean };
   /** Subscribes to Ctrl-C; returns the unsubscribe function. */
   onInterrupt(handler: () => void): () => void;
@@ -39,8 +40,10 @@ export interface CliEnvironment {
 export async function runAgentCli(io: CliEnvironment): Promise<number> {
   const apiKey = io.env.OPENAI_API_KEY ?? "";
   // Defence in depth: nothing the CLI prints may hold the key, whatever an endpoint echoes back.
-  const stderr = { write: (text: string) => void io.stderr.write(scrubSecret(text, apiKey)) };
-  const stdout = { write: (text: string) => void io.stdout.write(scrubSecret(text, apiKey)) };
+  const mask = keyMask(apiKey);
+  const stderr = { write: (text: string) => void io.stderr.write(mask.scrub(text)) };
+  // On a terminal the answer cannot drive it either (docs/agent.md); to a pipe or file it is byte-exact.
+  const stdout = { write: (text: string) => void io.stdout.write(io.stdout.isTTY === true ? escapeControls(mask.scrub(text)) : mask.scrub(text)) };
   const fail = (code: number, message: string): number => {
     stderr.write(`${message}\n`);
     return code;
@@ -78,7 +81,7 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
   const schemas = loadSchemas(schemasPath);
   if (!schemas.ok) return fail(EXIT.schemas, `error: ${schemas.error.message}`);
 
-  const reporter = createProgressReporter(stderr, colorsWanted(io.stderr, io.env));
+  const reporter = createProgressReporter(stderr, colorsWanted(io.stderr, io.env), mask);
   const executor = createToolExecutor({
     schemas: schemas.schemas,
     schemasDir: path.dirname(schemasPath),
@@ -98,7 +101,7 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
   const transcriptFile = history.file;
   if (transcriptFile !== undefined) {
     try {
-      transcript = openTranscript(transcriptFile, { redact: (line) => scrubSecret(line, apiKey) });
+      transcript = openTranscript(transcriptFile, { redact: mask.scrub });
     } catch (error) {
       return usageError(`cannot write the transcript ${transcriptFile} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
     }
@@ -114,7 +117,7 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
     history: history.messages,
     onEvent: reporter.onEvent,
     // A tool can read the key (a `.env` in the workspace): masked before the model, history or transcript see it.
-    afterToolCall: (_call, result) => ({ ...result, content: scrubSecret(result.content, apiKey) }),
+    afterToolCall: (_call, result) => ({ ...result, content: mask.scrub(result.content) }),
     ...(args.maxTurns !== undefined ? { maxTurns: args.maxTurns } : {}),
     ...(transcript ? { transcript } : {}),
   });
