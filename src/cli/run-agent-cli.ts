@@ -12,8 +12,8 @@ import { loadSchemas } from "../runtime/execution/load-schemas.js";
 import { keyMask } from "../runtime/model/key-mask.js";
 import { createToolExecutor } from "../runtime/execution/tool-executor.js";
 import { openTranscript, readTranscript, type TranscriptWriter } from "../runtime/loop/transcript.js";
+import { createAnswerOutput, type OutputStream } from "./answer-output.js";
 import { runInteractive } from "./interactive.js";
-import { escapeControls } from "./terminal-safe.js";
 import { AGENT_USAGE, parseAgentArgs, type AgentArgs } from "./parse-agent-args.js";
 import { colorsWanted, createProgressReporter } from "./progress-reporter.js";
 import { EXIT, reportResult } from "./report-result.js";
@@ -31,8 +31,9 @@ export interface CliEnvironment {
   /** The project root: where `generated/schemas.json` lives. */
   projectRoot: string;
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
-  stdout: { write(text: string): unknown; isTTY?: boolean };
-  stderr: { write(text: string): unknown; isTTY?: boolean };
+  /** `isTTY` and `fd` tell a terminal, and whether stdout and stderr are the same one (answer-output.ts). */
+  stdout: OutputStream;
+  stderr: OutputStream;
   /** Subscribes to Ctrl-C; returns the unsubscribe function. */
   onInterrupt(handler: () => void): () => void;
 }
@@ -42,8 +43,7 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
   // Defence in depth: nothing the CLI prints may hold the key, whatever an endpoint echoes back.
   const mask = keyMask(apiKey);
   const stderr = { write: (text: string) => void io.stderr.write(mask.scrub(text)) };
-  // On a terminal the answer cannot drive it either (docs/agent.md); to a pipe or file it is byte-exact.
-  const stdout = { write: (text: string) => void io.stdout.write(io.stdout.isTTY === true ? escapeControls(mask.scrub(text)) : mask.scrub(text)) };
+  const stdout = createAnswerOutput(io.stdout, io.stderr, mask);
   const fail = (code: number, message: string): number => {
     stderr.write(`${message}\n`);
     return code;
@@ -94,7 +94,10 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
     ...(args.requestTimeoutMs !== undefined ? { timeoutMs: args.requestTimeoutMs } : {}),
     ...(args.responseTimeoutMs !== undefined ? { responseTimeoutMs: args.responseTimeoutMs } : {}),
     ...(args.maxResponseBytes !== undefined ? { maxResponseBytes: args.maxResponseBytes } : {}),
-    onRetry: (info) => reporter.retry(retryText(info)),
+    onRetry: (info) => {
+      stdout.restart();
+      reporter.retry(retryText(info));
+    },
   });
 
   let transcript: TranscriptWriter | undefined;
@@ -115,7 +118,10 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
     stream: args.stream,
     workspace,
     history: history.messages,
-    onEvent: reporter.onEvent,
+    onEvent: (event) => {
+      stdout.onEvent(event);
+      reporter.onEvent(event);
+    },
     // A tool can read the key (a `.env` in the workspace): masked before the model, history or transcript see it.
     afterToolCall: (_call, result) => ({ ...result, content: mask.scrub(result.content) }),
     ...(args.maxTurns !== undefined ? { maxTurns: args.maxTurns } : {}),

@@ -159,6 +159,8 @@ export interface ScriptedServerOptions {
    * history; tests leave it off so that every rule is enforced.
    */
   flagRuleViolationsOnly?: boolean;
+  /** Called as each request arrives, before it is answered (the demo narrates each step from here). */
+  onRequest?: (request: RecordedRequest) => void;
 }
 
 export interface ScriptedServer {
@@ -198,6 +200,7 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
     readBody(req)
       .then((rawBody) => {
         const request = recordRequest(req, rawBody, requests, options);
+        options.onRequest?.(request);
         waiters.splice(0).forEach((wake) => wake());
         if (request.violations.length > 0) {
           sendError(res, 400, request.violations.join("; "), "invalid_request_error");

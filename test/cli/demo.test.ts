@@ -16,8 +16,9 @@ it("npm run demo: the real CLI recovers from every scripted mistake, says the mo
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
   const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
   expect(stderr).toContain("the model is SCRIPTED");
-  expect(stderr).toContain("▶ the scripted model's request 1: arguments that are not valid JSON\nturn 1");
-  expect(stderr).toContain("▶ the scripted model's request 7: none: it answers\nturn 7");
+  // Each request is narrated as it arrives, right after the CLI's line for its turn.
+  expect(stderr).toContain("turn 1 (at most 10 per prompt)\n▶ the scripted model's request 1: arguments that are not valid JSON\n");
+  expect(stderr).toContain("turn 7 (at most 10 per prompt)\n▶ the scripted model's request 7: none: it answers\n");
   expect(code).toBe(0);
   expect(stdout).toBe(`${DEMO_ANSWER}\n`);
   for (const recovery of [
