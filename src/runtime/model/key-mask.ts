@@ -77,6 +77,9 @@ function buildMask(key: string): KeyMask {
   const randomPart = key.slice(start);
   const pieces = new Set<string>();
   for (let at = 0; at + SECRET_MIN_RANDOM <= randomPart.length; at += 1) pieces.add(randomPart.slice(at, at + SECRET_MIN_RANDOM));
+  // A mark per hash value modulo 2^16: most windows of a text are ruled out by one array read.
+  const hashBits = new Uint8Array(HASH_BUCKETS);
+  for (const piece of pieces) hashBits[(windowHashes(piece)[0] ?? 0) % HASH_BUCKETS] = 1;
   const tail = key.slice(-SECRET_TAIL);
 
   const maskedRuns = (text: string): Array<[number, number]> => {
@@ -84,8 +87,9 @@ function buildMask(key: string): KeyMask {
     for (const needle of [key, tail]) {
       for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + 1)) runs.push([at, at + needle.length]);
     }
-    for (let at = 0; at + SECRET_MIN_RANDOM <= text.length; at += 1) {
-      if (pieces.has(text.slice(at, at + SECRET_MIN_RANDOM))) runs.push([at, at + SECRET_MIN_RANDOM]);
+    const hashes = windowHashes(text);
+    for (let at = 0; at < hashes.length; at += 1) {
+      if (hashBits[(hashes[at] ?? 0) % HASH_BUCKETS] === 1 && pieces.has(text.slice(at, at + SECRET_MIN_RANDOM))) runs.push([at, at + SECRET_MIN_RANDOM]);
     }
     return mergeRuns(runs);
   };
@@ -126,6 +130,28 @@ function render(text: string, runs: ReadonlyArray<readonly [number, number]>, li
     from = Math.min(end, limit);
   }
   return out + text.slice(from, limit);
+}
+
+const HASH_BASE = 31;
+const HASH_BUCKETS = 1 << 16;
+const HASH_DROP = Array.from({ length: SECRET_MIN_RANDOM - 1 }).reduce<number>((power) => Math.imul(power, HASH_BASE), 1);
+
+/**
+ * A rolling hash of every 16-character window of `text` (index = the window's start), so that a long text
+ * is scanned in one pass and only windows whose hash is a piece's are compared as strings.
+ */
+function windowHashes(text: string): Uint32Array {
+  const count = Math.max(0, text.length - SECRET_MIN_RANDOM + 1);
+  const hashes = new Uint32Array(count);
+  if (count === 0) return hashes;
+  let hash = 0;
+  for (let at = 0; at < SECRET_MIN_RANDOM; at += 1) hash = (Math.imul(hash, HASH_BASE) + text.charCodeAt(at)) | 0;
+  hashes[0] = hash;
+  for (let at = 1; at < count; at += 1) {
+    hash = (Math.imul(hash - Math.imul(text.charCodeAt(at - 1), HASH_DROP), HASH_BASE) + text.charCodeAt(at + SECRET_MIN_RANDOM - 1)) | 0;
+    hashes[at] = hash;
+  }
+  return hashes;
 }
 
 /** Sorted, with overlapping and touching runs joined (one `***` for one key, however it was matched). */
