@@ -33,7 +33,7 @@ export async function runDemo(projectRoot: string): Promise<number> {
   });
   say("sigloop demo: the model is SCRIPTED (a local fake server, no key, no network), and it makes each classic mistake once:");
   DEMO_STEPS.forEach((step, index) => say(`  ${index + 1}. ${step.mistake}`));
-  say(`Watch the real agent CLI recover from each one below (progress on stderr; the answer alone on stdout).\n`);
+  say(`Watch the real agent CLI recover from each one below (progress on stderr; the answer alone on stdout when it is redirected).\n`);
   say(`$ npm run agent -- "${DEMO_PROMPT}"\n`);
   try {
     return await runTsx(projectRoot, [path.join(projectRoot, "scripts", "agent.ts"), "--workspace", projectRoot, DEMO_PROMPT], {
