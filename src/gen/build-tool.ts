@@ -10,9 +10,12 @@ import type { SchemaEngine } from "./schema-engine.js";
 import { finishParameters, type ParameterKeyword } from "./finish-parameters.js";
 import { readToolAnnotations } from "./tool-annotations.js";
 import { readInlineParamDoc, readToolDocs, type ParamDoc, type ToolDocs } from "./tool-docs.js";
+import { strictToolDefinition } from "./strict-tool.js";
 
 export interface BuiltTool {
   definition: ToolDefinition;
+  /** Its `strictTools` entry. */
+  strictDefinition: ToolDefinition;
   call: CallingConvention;
   /** The schema of the returned object, when the return type is a JSON object type (MCP's outputSchema). */
   output?: JsonSchema;
@@ -95,8 +98,13 @@ export function buildTool(tool: DiscoveredTool, engine: SchemaEngine, checker: t
   const output = outputSchemaOf(tool, engine, checker);
   diagnostics.push(...output.diagnostics);
   const definition: ToolDefinition = { type: "function", function: { name: tool.name, description: docs.description, parameters: finished.parameters } };
+  const strict = strictToolDefinition(definition);
+  if (strict.lenient !== undefined) {
+    const node = strict.lenient.problem.parameter === undefined ? undefined : nodeOf.get(strict.lenient.problem.parameter);
+    diagnostics.push(diagnosticAt(node ?? tool.declaration, "warning", strict.lenient.message));
+  }
   return {
-    built: { definition, call, ...(output.schema ? { output: output.schema } : {}), ...(tagged.annotations ? { annotations: tagged.annotations } : {}) },
+    built: { definition, strictDefinition: strict.definition, call, ...(output.schema ? { output: output.schema } : {}), ...(tagged.annotations ? { annotations: tagged.annotations } : {}) },
     diagnostics,
   };
 }

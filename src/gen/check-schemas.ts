@@ -33,13 +33,14 @@ export function describeCheck(result: CheckResult, shownFile: string): string {
   return `${shownFile} is stale (${what}); run npm run gen`;
 }
 
-/** Each tool's definition, binding, output schema and annotations as one comparable string, by name. */
-function toolSignatures(file: Pick<SchemasFile, "tools" | "bindings" | "outputs" | "annotations">): Map<string, string> {
+/** Each tool's definition, binding, strict definition, output schema and annotations as one comparable string, by name. */
+function toolSignatures(file: Pick<SchemasFile, "tools" | "strictTools" | "bindings" | "outputs" | "annotations">): Map<string, string> {
   const result = new Map<string, string>();
   for (const tool of file.tools) {
     const name = tool.function.name;
     const binding = file.bindings.find((entry) => entry.name === name);
-    result.set(name, JSON.stringify([tool, binding, file.outputs?.[name], file.annotations?.[name]]));
+    const strict = Array.isArray(file.strictTools) ? file.strictTools.find((entry) => entry.function.name === name) : undefined;
+    result.set(name, JSON.stringify([tool, binding, file.outputs?.[name], file.annotations?.[name], strict]));
   }
   return result;
 }

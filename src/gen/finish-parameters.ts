@@ -192,7 +192,8 @@ function safeDefinitionNames(names: string[]): Map<string, string> {
   return result;
 }
 
-function dropUnusedDefinitions(root: JsonSchema): void {
+/** Removes the definitions no `$ref` reaches from the root, and `definitions` itself when none is left. */
+export function dropUnusedDefinitions(root: JsonSchema): void {
   const definitions = root.definitions;
   if (typeof definitions !== "object" || definitions === null || Array.isArray(definitions)) return;
   const used = new Set<string>();

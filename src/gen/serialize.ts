@@ -8,6 +8,7 @@ import { ANNOTATION_ORDER } from "./tool-annotations.js";
 export function serializeSchemasFile(file: SchemasFile): string {
   const ordered: SchemasFile = {
     tools: file.tools.map(orderDefinition),
+    ...(file.strictTools !== undefined ? { strictTools: file.strictTools.map(orderDefinition) } : {}),
     bindings: file.bindings.map(orderBinding),
     outputs: byName(file.outputs ?? {}, (schema) => schema),
     annotations: byName(file.annotations ?? {}, orderAnnotations),
@@ -17,8 +18,8 @@ export function serializeSchemasFile(file: SchemasFile): string {
 }
 
 function orderDefinition(tool: ToolDefinition): ToolDefinition {
-  const { name, description, parameters } = tool.function;
-  return { type: "function", function: { name, description, parameters } };
+  const { name, description, parameters, strict } = tool.function;
+  return { type: "function", function: { name, description, parameters, ...(strict !== undefined ? { strict } : {}) } };
 }
 
 function orderBinding(binding: ToolBinding): ToolBinding {

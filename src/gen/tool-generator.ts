@@ -195,9 +195,10 @@ export class ToolGenerator {
     if (hash === undefined) return { diagnostics: [{ severity: "error", message: "could not read the tool files back to hash them; is something deleting them?" }] };
     const definitions: ToolDefinition[] = tools.map((tool) => tool.built.definition);
     const bindings: ToolBinding[] = tools.map((tool) => ({ name: tool.name, file: relativePath(schemasDir, tool.file), exportName: tool.name, call: tool.built.call }));
+    const strictTools: ToolDefinition[] = tools.map((tool) => tool.built.strictDefinition);
     const outputs = Object.fromEntries(tools.flatMap((tool) => (tool.built.output ? [[tool.name, tool.built.output]] : [])));
     const annotations = Object.fromEntries(tools.flatMap((tool) => (tool.built.annotations ? [[tool.name, tool.built.annotations]] : [])));
-    const file: SchemasFile = { tools: definitions, bindings, outputs, annotations, inputs: { toolsDir, files, hash } };
+    const file: SchemasFile = { tools: definitions, strictTools, bindings, outputs, annotations, inputs: { toolsDir, files, hash } };
     return { file, text: serializeSchemasFile(file), diagnostics: sortDiagnostics(diagnostics) };
   }
 }

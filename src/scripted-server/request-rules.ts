@@ -2,9 +2,11 @@
  * What a picky gateway rejects in a Chat Completions request, one message per problem. Stricter than
  * OpenAI on purpose: fields a response carries (`refusal`, `annotations`, `audio`, `parsed`…) and
  * deprecated ones (`function_call`) must never be echoed back in history, and every tool call must be
- * answered exactly once, in order, before the conversation goes on.
+ * answered exactly once, in order, before the conversation goes on. A `strict: true` function definition
+ * must keep to OpenAI's strict dialect (strict-dialect.ts), as the real API demands.
  */
 import type { ChatRequestBody } from "./scripted-server.js";
+import { strictDialectViolations } from "./strict-dialect.js";
 
 const ALLOWED_KEYS: Record<string, readonly string[]> = {
   system: ["role", "content", "name"],
@@ -47,6 +49,10 @@ function toolsProblems(tools: unknown): string[] {
     else if (seen.has(fn.name)) problems.push(`tools[${i}]: duplicate function name '${fn.name}'`);
     else seen.add(fn.name);
     if (fn.parameters !== undefined && !isRecord(fn.parameters)) problems.push(`tools[${i}].function.parameters must be an object`);
+    if (fn.strict !== undefined && typeof fn.strict !== "boolean") problems.push(`tools[${i}].function.strict must be a boolean`);
+    // Like OpenAI: a strict definition outside the dialect is refused, naming its first problem.
+    const strictProblem = fn.strict === true ? strictDialectViolations(fn.parameters)[0] : undefined;
+    if (strictProblem !== undefined) problems.push(`Invalid schema for function '${String(fn.name)}': ${strictProblem}`);
   });
   return problems;
 }

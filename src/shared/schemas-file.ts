@@ -24,6 +24,8 @@ export interface ToolDefinition {
     name: string;
     description: string;
     parameters: ParametersSchema;
+    /** Only in `strictTools`: whether OpenAI constrains decoding to `parameters` (docs/gen.md, strict mode). */
+    strict?: boolean;
   };
 }
 
@@ -76,6 +78,13 @@ export interface ToolAnnotations {
 export interface SchemasFile {
   /** Sorted by name. */
   tools: ToolDefinition[];
+  /**
+   * The same tools in OpenAI's strict dialect, same order: `strict: true` with strict `parameters`, or
+   * the lenient definition with `strict: false` when a tool has no strict form. Sent instead of `tools`
+   * in strict mode; arguments are validated against `tools` either way. Absent in files written before
+   * strict mode existed.
+   */
+  strictTools?: ToolDefinition[];
   /** Same order as `tools`. */
   bindings: ToolBinding[];
   /**

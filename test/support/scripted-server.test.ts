@@ -95,6 +95,29 @@ describe("strictness: 400 with an OpenAI-style error", () => {
   });
 });
 
+describe("strict tool definitions, checked as OpenAI checks them", () => {
+  const strictTool = (parameters: object, strict: unknown = true) => ({ type: "function", function: { name: "add", description: "Adds.", parameters, strict } });
+  const keeps = { type: "object", properties: { a: { type: ["number", "null"] } }, required: ["a"], additionalProperties: false };
+
+  it("400 naming the function and the first rule broken, like the real API", async () => {
+    const optional = { type: "object", properties: { a: { type: "string", minLength: 1 } }, required: ["a"], additionalProperties: false };
+    const { status, error } = await post({ model: "m", messages: [user], tools: [strictTool(optional)] });
+    expect(status).toBe(400);
+    expect(error?.message).toBe("Invalid schema for function 'add': In context=('properties', 'a'), 'minLength' is not permitted.");
+  });
+
+  it("accepts the same schema sent with strict: false, and a strict one that keeps the rules", async () => {
+    expect((await post({ model: "m", messages: [user], tools: [strictTool({ type: "object", properties: { a: { type: "string", minLength: 1 } } }, false)] })).status).toBe(200);
+    expect((await post({ model: "m", messages: [user], tools: [strictTool(keeps)] })).status).toBe(200);
+  });
+
+  it("refuses a strict flag that is not a boolean", async () => {
+    const { status, error } = await post({ model: "m", messages: [user], tools: [strictTool(keeps, "yes")] });
+    expect(status).toBe(400);
+    expect(error?.message).toBe("tools[0].function.strict must be a boolean");
+  });
+});
+
 describe("access", () => {
   it("401 for a wrong key and 404 model_not_found for an unknown model", async () => {
     const guarded = await startScriptedServer({ script: () => ({ content: "ok" }), apiKey: "right", models: ["known"] });

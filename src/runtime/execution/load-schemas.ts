@@ -88,8 +88,25 @@ function findShapeProblem(value: unknown): string | undefined {
   if (annotations !== undefined && !(isRecord(annotations) && Object.values(annotations).every((hints) => isRecord(hints) && Object.values(hints).every((hint) => typeof hint === "boolean")))) {
     return `"annotations" is not a map of tool names to boolean hints`;
   }
+  const strictProblem = findStrictToolsProblem(value.strictTools, tools);
+  if (strictProblem !== undefined) return strictProblem;
   if (!isRecord(inputs) || typeof inputs.toolsDir !== "string" || !isStringArray(inputs.files) || typeof inputs.hash !== "string") {
     return `"inputs" lacks toolsDir, files or hash`;
+  }
+  return undefined;
+}
+
+/** `strictTools`, when present, must name the same tools in the same order. */
+function findStrictToolsProblem(strictTools: unknown, tools: unknown[]): string | undefined {
+  if (strictTools === undefined) return undefined;
+  if (!Array.isArray(strictTools)) return `"strictTools" is not an array`;
+  if (strictTools.length !== tools.length) return `"tools" has ${tools.length} entries but "strictTools" has ${strictTools.length}`;
+  for (const [index, tool] of strictTools.entries()) {
+    const fn = isRecord(tool) ? tool.function : undefined;
+    const name = (tools[index] as { function: { name: string } }).function.name;
+    if (!isRecord(tool) || tool.type !== "function" || !isRecord(fn) || fn.name !== name || !isRecord(fn.parameters) || typeof fn.strict !== "boolean") {
+      return `strictTools[${index}] is not the strict definition of tool ${name}`;
+    }
   }
   return undefined;
 }
