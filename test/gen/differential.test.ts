@@ -1,9 +1,12 @@
 import path from "node:path";
+import Ajv from "ajv";
+import addFormats from "ajv-formats";
 import fc from "fast-check";
 import { Project } from "ts-morph";
 import { describe, expect, it } from "vitest";
 import type { JsonSchema, JsonValue, SchemasFile } from "../../src/shared/schemas-file.js";
 import { toolCompilerOptions } from "../../src/gen/tool-project.js";
+import { dropOptionalNulls } from "../../src/runtime/execution/null-as-absent.js";
 import { compileStrict, fixturesDir, generate, writeTree } from "./support.js";
 
 /**
@@ -149,6 +152,67 @@ function expectAgreement(verdicts: Verdict[]): void {
   expect(verdicts.length - accepted).toBeGreaterThan(verdicts.length * 0.2);
 }
 
+/** Ajv without strict mode, for asking which union branch a value fits. */
+const branchAjv = addFormats(new Ajv({ strict: false }));
+
+function fitsBranch(branch: JsonSchema, definitions: JsonSchema, value: JsonValue): boolean {
+  return branchAjv.validate({ ...branch, definitions }, value) as boolean;
+}
+
+function isObject(value: JsonValue | undefined): value is { [key: string]: JsonValue } {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A valid value as a model under strict decoding sends it: every optional member it left out present as
+ * `null`, at every depth, following the lenient schema (the branch of a union that the value fits).
+ */
+function strictForm(value: JsonValue, schema: JsonSchema, definitions: JsonSchema): JsonValue {
+  if (typeof schema.$ref === "string") return strictForm(value, definitions[schema.$ref.slice("#/definitions/".length)] as JsonSchema, definitions);
+  if (Array.isArray(schema.anyOf)) {
+    const branch = schema.anyOf.find((entry) => fitsBranch(entry as JsonSchema, definitions, value)) as JsonSchema | undefined;
+    return branch === undefined ? value : strictForm(value, branch, definitions);
+  }
+  if (Array.isArray(value)) {
+    return value.map((item, index) => {
+      const items = Array.isArray(schema.items) ? schema.items[index] : schema.items;
+      return isObject(items) ? strictForm(item, items, definitions) : item;
+    });
+  }
+  if (!isObject(value) || !isObject(schema.properties)) return value;
+  const out: { [key: string]: JsonValue } = {};
+  for (const [key, member] of Object.entries(schema.properties)) out[key] = Object.hasOwn(value, key) ? strictForm(value[key]!, member as JsonSchema, definitions) : null;
+  const rest = schema.additionalProperties;
+  for (const [key, item] of Object.entries(value)) if (!Object.hasOwn(out, key)) out[key] = isObject(rest) ? strictForm(item, rest, definitions) : item;
+  return out;
+}
+
+/**
+ * For every value TypeScript accepts, of every tool offered strictly: its strict form passes the strict
+ * schema, and after the runtime's null-as-absent step the lenient schema accepts it as it accepts the value.
+ */
+function expectStrictFormsAgree(file: SchemasFile, verdicts: Verdict[]): void {
+  const failures: object[] = [];
+  let checked = 0;
+  for (const strict of file.strictTools!.filter((tool) => tool.function.strict === true)) {
+    const name = strict.function.name;
+    const lenient = file.tools.find((tool) => tool.function.name === name)!.function.parameters;
+    const definitions = (lenient.definitions ?? {}) as JsonSchema;
+    const strictValidate = compileStrict(strict.function.parameters).validate;
+    const lenientValidate = compileStrict(lenient).validate;
+    for (const verdict of verdicts.filter((entry) => entry.tool === name && entry.typescript)) {
+      const form = strictForm(structuredClone(verdict.value), lenient, definitions);
+      const back = structuredClone(form) as Record<string, unknown>;
+      dropOptionalNulls(back, lenient);
+      checked++;
+      const result = { strict: strictValidate(form), lenient: lenientValidate(back) };
+      if (!result.strict || !result.lenient) failures.push({ tool: name, value: verdict.value, form, ...result, lenientSchema: JSON.stringify(lenient) });
+    }
+  }
+  expect(failures).toEqual([]);
+  expect(checked).toBeGreaterThan(50);
+}
+
 describe("differential: TypeScript's checker against Ajv on the emitted schema", () => {
   it("agrees on the fixture tools", () => {
     const toolsDir = path.join(fixturesDir, "types");
@@ -158,7 +222,9 @@ describe("differential: TypeScript's checker against Ajv on the emitted schema",
     // validation tags constrain values beyond what the type says.
     const excluded = new Set(["enums", "dates", "loose", "paramTags", "inlineTags", "memberTags", "search"]);
     const names = file.tools.map((tool) => tool.function.name).filter((name) => !excluded.has(name));
-    expectAgreement(compareTools(toolsDir, file, names));
+    const verdicts = compareTools(toolsDir, file, names);
+    expectAgreement(verdicts);
+    expectStrictFormsAgree(file, verdicts);
   });
 
   it("agrees on randomly generated types", () => {
@@ -169,7 +235,9 @@ describe("differential: TypeScript's checker against Ajv on the emitted schema",
     expect(generation.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
     const file = generation.file!;
     for (const tool of file.tools) expect({ tool: tool.function.name, logged: compileStrict(tool.function.parameters).logged }).toEqual({ tool: tool.function.name, logged: [] });
-    expectAgreement(compareTools(path.join(root, "tools"), file, file.tools.map((tool) => tool.function.name)));
+    const verdicts = compareTools(path.join(root, "tools"), file, file.tools.map((tool) => tool.function.name));
+    expectAgreement(verdicts);
+    expectStrictFormsAgree(file, verdicts);
   });
 });
 

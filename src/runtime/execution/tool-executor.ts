@@ -6,6 +6,7 @@ import type { ToolCall } from "../loop/messages.js";
 import { bindArguments } from "./bind-arguments.js";
 import { callWithTimeout } from "./call-with-timeout.js";
 import { capContent, renderReturnValue } from "./format-tool-result.js";
+import { dropOptionalNulls } from "./null-as-absent.js";
 import { parseToolArguments } from "./parse-tool-arguments.js";
 import {
   abortedMessage,
@@ -38,6 +39,12 @@ export interface ToolExecutorOptions {
   maxResultChars?: number;
   /** Imports a tool module by file URL; tests substitute it. Default: dynamic `import()`. */
   importModule?: (url: string) => Promise<unknown>;
+  /**
+   * Offer the schemas file's `strictTools` (OpenAI's strict dialect, docs/agent.md) instead of `tools`;
+   * arguments are validated against `tools` either way. Default false. A file without `strictTools`
+   * (written before strict mode existed) offers `tools`.
+   */
+  strict?: boolean;
 }
 
 /** The default of `maxResultChars`. */
@@ -67,8 +74,9 @@ interface ToolEntry {
 }
 
 /**
- * Runs the model's tool calls: finds the tool, parses and validates the arguments (repairing what can be
- * repaired losslessly), imports the tool's module on first use, calls the function with a timeout, and
+ * Runs the model's tool calls: finds the tool, parses the arguments, reads `null` for an optional member
+ * as "not given", validates them (repairing what can be repaired losslessly), imports the tool's module
+ * on first use, calls the function with a timeout, and
  * turns whatever happens into one outcome whose content is capped. `execute` never rejects.
  */
 export function createToolExecutor(options: ToolExecutorOptions): ToolRunner {
@@ -138,6 +146,7 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolRunner {
     if (!validator.ok) return { status: "tool_error", content: schemaFailedMessage(name, validator.error) };
     let checked: ValidationResult;
     try {
+      dropOptionalNulls(parsed.args, schema);
       checked = validateArguments(validator.validate, parsed.args);
     } catch (error) {
       // A recursive schema is checked recursively: deep enough arguments overflow the stack.
@@ -187,7 +196,7 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolRunner {
   }
 
   return {
-    definitions: schemas.tools,
+    definitions: options.strict === true ? (schemas.strictTools ?? schemas.tools) : schemas.tools,
     run,
     async execute(call, context) {
       const { status, content } = await run(call, context);
