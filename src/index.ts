@@ -7,6 +7,7 @@ export { createAgent, type Agent, type AgentOptions, type AfterToolCall, type Be
 export type { AgentEvent, ApiFailure, RunResult, ToolCallResult } from "./runtime/loop/agent-events.js";
 export { createTurnRequester, type RetryInfo, type TurnRequesterOptions } from "./runtime/model/model-client.js";
 export { ModelRequestError, type ModelErrorKind } from "./runtime/model/model-errors.js";
+export { isOpenAIEndpoint } from "./runtime/model/openai-endpoint.js";
 export { createToolExecutor, type ToolExecutorOptions } from "./runtime/execution/tool-executor.js";
 export { loadSchemas, type LoadSchemasResult } from "./runtime/execution/load-schemas.js";
 export { openTranscript, readTranscript } from "./runtime/loop/transcript.js";

@@ -14,6 +14,8 @@ export interface AgentArgs {
   resume?: string;
   schemas?: string;
   stream: boolean;
+  /** `--strict` / `--no-strict`; unset: the caller decides from the endpoint. */
+  strict?: boolean;
   toolTimeoutMs?: number;
   idleTimeoutMs?: number;
   requestTimeoutMs?: number;
@@ -63,6 +65,8 @@ Flags (before or after the prompt):
                         retried (default 600000)
   --max-response-bytes N  largest response body, in bytes, before it is dropped and retried (default 8388608)
   --no-stream           plain responses instead of streaming
+  --strict, --no-strict offer tools in OpenAI's strict dialect (constrained decoding), or lenient
+                        (default: strict when the endpoint is OpenAI's or Azure OpenAI's, else lenient)
   --help                this text
 
 Environment: OPENAI_API_KEY, OPENAI_BASE_URL, AGENT_MODEL (also read from .env in the project root).
@@ -86,10 +90,11 @@ export function parseAgentArgs(argv: readonly string[]): ParsedAgentArgs {
     }
     const equals = token.indexOf("=");
     const name = equals === -1 ? token : token.slice(0, equals);
-    if (name === "--help" || name === "--no-stream") {
+    if (name === "--help" || name === "--no-stream" || name === "--strict" || name === "--no-strict") {
       if (equals !== -1) return { ok: false, error: `${name} takes no value` };
       if (name === "--help") args.help = true;
-      else args.stream = false;
+      else if (name === "--no-stream") args.stream = false;
+      else args.strict = name === "--strict";
       continue;
     }
     const key = VALUE_FLAGS[name];

@@ -10,6 +10,7 @@ import type { ChatMessage } from "../runtime/loop/messages.js";
 import { createTurnRequester, type RetryInfo } from "../runtime/model/model-client.js";
 import { loadSchemas } from "../runtime/execution/load-schemas.js";
 import { keyMask } from "../runtime/model/key-mask.js";
+import { isOpenAIEndpoint } from "../runtime/model/openai-endpoint.js";
 import { createToolExecutor } from "../runtime/execution/tool-executor.js";
 import { openTranscript, readTranscript, type TranscriptWriter } from "../runtime/loop/transcript.js";
 import { createAnswerOutput, type OutputStream } from "./answer-output.js";
@@ -17,6 +18,7 @@ import { runInteractive } from "./interactive.js";
 import { AGENT_USAGE, parseAgentArgs, type AgentArgs } from "./parse-agent-args.js";
 import { colorsWanted, createProgressReporter } from "./progress-reporter.js";
 import { EXIT, reportResult } from "./report-result.js";
+import { toolModeLine } from "./tool-mode-line.js";
 
 export const DEFAULT_MODEL = "gpt-4o-mini";
 
@@ -80,13 +82,19 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
   const schemasPath = args.schemas ? fromUser(args.schemas) : path.join(io.projectRoot, "generated", "schemas.json");
   const schemas = loadSchemas(schemasPath);
   if (!schemas.ok) return fail(EXIT.schemas, `error: ${schemas.error.message}`);
+  const strict = args.strict ?? isOpenAIEndpoint(baseURL);
+  if (strict && schemas.schemas.strictTools === undefined) {
+    return fail(EXIT.schemas, `error: ${schemasPath} has no strictTools (it was written before strict mode existed). Run npm run gen to regenerate it, or pass --no-strict.`);
+  }
 
   const reporter = createProgressReporter(stderr, colorsWanted(io.stderr, io.env), mask);
   const executor = createToolExecutor({
     schemas: schemas.schemas,
     schemasDir: path.dirname(schemasPath),
+    strict,
     ...(args.toolTimeoutMs !== undefined ? { timeoutMs: args.toolTimeoutMs } : {}),
   });
+  reporter.line(toolModeLine(strict, args.strict !== undefined, schemas.schemas));
   const requestTurn = createTurnRequester({
     apiKey,
     ...(baseURL !== undefined ? { baseURL } : {}),

@@ -61,6 +61,9 @@ describe("loadSchemas", () => {
       { ...fixtureSchemas, tools: [fixtureSchemas.tools[0], fixtureSchemas.tools[0]], bindings: [fixtureSchemas.bindings[0], fixtureSchemas.bindings[0]] },
       "tool add is defined twice",
     ],
+    [{ ...fixtureSchemas, strictTools: {} }, '"strictTools" is not an array'],
+    [{ ...fixtureSchemas, strictTools: fixtureSchemas.tools.slice(1) }, '"tools" has 20 entries but "strictTools" has 19'],
+    [{ ...fixtureSchemas, strictTools: fixtureSchemas.tools }, "strictTools[0] is not the strict definition of tool add"],
   ])("a file of the wrong shape says where (%#)", (content, problem) => {
     writeSchemas(content);
     expect(loadSchemas(schemasPath)).toEqual({
