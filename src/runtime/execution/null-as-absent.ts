@@ -64,11 +64,11 @@ function resolve(schema: JsonSchema, definitions: JsonSchema): JsonSchema | unde
 function choose(value: object, schema: JsonSchema | undefined, definitions: JsonSchema): JsonSchema | undefined {
   if (schema === undefined) return undefined;
   const branches = Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : undefined;
-  if (branches === undefined) return fits(value, schema) ? schema : undefined;
+  if (branches === undefined) return schema;
   const fitting = branches
     .filter(isSchema)
     .map((branch) => choose(value, resolve(branch, definitions), definitions))
-    .filter((branch): branch is JsonSchema => branch !== undefined);
+    .filter((branch): branch is JsonSchema => branch !== undefined && fits(value, branch));
   return fitting.length === 1 ? fitting[0] : undefined;
 }
 
