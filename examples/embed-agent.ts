@@ -3,7 +3,7 @@
  * Run: OPENAI_API_KEY=… npx tsx examples/embed-agent.ts
  */
 import OpenAI from "openai";
-import { createAgent, createToolExecutor, createTurnRequester, loadSchemas } from "../src/index.js";
+import { createAgent, createToolExecutor, createTurnRequester, isOpenAIEndpoint, loadSchemas } from "../src/index.js";
 
 const loaded = loadSchemas("generated/schemas.json");
 if (!loaded.ok) throw new Error(loaded.error.message);
@@ -12,7 +12,8 @@ if (!loaded.ok) throw new Error(loaded.error.message);
 const client = new OpenAI({ apiKey: process.env.OPENAI_API_KEY, baseURL: process.env.OPENAI_BASE_URL });
 const agent = createAgent({
   requestTurn: createTurnRequester({ client }),
-  executor: createToolExecutor({ schemas: loaded.schemas, schemasDir: "generated" }),
+  // Strict tool calling (constrained decoding) where the endpoint is OpenAI's, as the CLI does by default.
+  executor: createToolExecutor({ schemas: loaded.schemas, schemasDir: "generated", strict: isOpenAIEndpoint(process.env.OPENAI_BASE_URL) }),
   model: process.env.AGENT_MODEL ?? "gpt-4o-mini",
   systemPrompt: "You are terse.",
   workspace: process.cwd(),
