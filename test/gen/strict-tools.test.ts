@@ -134,6 +134,45 @@ describe("strictTools in the schemas file", () => {
   });
 });
 
+describe("toStrictParameters on hand-written schemas", () => {
+  const params = (properties: Record<string, JsonSchema>, required: string[] = []): ParametersSchema => ({ type: "object", properties, required, additionalProperties: false });
+  const strictProperties = (parameters: ParametersSchema) => {
+    const result = toStrictParameters(parameters);
+    if (!result.ok) throw new Error(JSON.stringify(result.problems));
+    expect(strictSchemaProblems(result.parameters)).toEqual([]);
+    return result.parameters.properties;
+  };
+
+  it("adds null to an optional enum's values, wraps an optional const, and makes oneOf an anyOf", () => {
+    expect(strictProperties(params({
+      level: { type: "string", enum: ["a", "b"] },
+      kind: { type: "string", const: "k", description: "The kind." },
+      either: { oneOf: [{ type: "string" }, { type: "number" }] },
+    }))).toEqual({
+      level: { type: ["string", "null"], enum: ["a", "b", null] },
+      kind: { description: "The kind.", anyOf: [{ type: "string", const: "k" }, { type: "null" }] },
+      either: { anyOf: [{ type: "string" }, { type: "number" }, { type: "null" }] },
+    });
+  });
+
+  it("keeps the formats the dialect knows and says the others in words", () => {
+    expect(strictProperties(params({ at: { type: "string", format: "date" }, site: { type: "string", format: "uri", description: "Where" } }, ["at", "site"]))).toEqual({
+      at: { type: "string", format: "date" },
+      site: { type: "string", description: "Where. Format: uri." },
+    });
+  });
+
+  it("refuses composition it cannot carry and schemas that accept anything, naming the member", () => {
+    expect(toStrictParameters(params({ both: { allOf: [{ type: "string" }] }, any: {} }, ["both", "any"]))).toEqual({
+      ok: false,
+      problems: [
+        { parameter: "both", member: "both", reason: "uses allOf, which strict mode cannot express" },
+        { parameter: "any", member: "any", reason: "accepts any JSON value (its type is unknown or any), which strict mode cannot express" },
+      ],
+    });
+  });
+});
+
 describe("the strict dialect's limits", () => {
   const params = (properties: Record<string, JsonSchema>, extra: object = {}): ParametersSchema => ({ type: "object", properties, required: Object.keys(properties), additionalProperties: false, ...extra });
   const nested = (levels: number): JsonSchema => (levels === 0 ? { type: "string" } : { type: "object", properties: { x: nested(levels - 1) }, required: ["x"], additionalProperties: false });
