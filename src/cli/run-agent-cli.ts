@@ -14,6 +14,7 @@ import { isOpenAIEndpoint } from "../runtime/model/openai-endpoint.js";
 import { createToolExecutor } from "../runtime/execution/tool-executor.js";
 import { openTranscript, readTranscript, type TranscriptWriter } from "../runtime/loop/transcript.js";
 import { createAnswerOutput, type OutputStream } from "./answer-output.js";
+import { nonRegularFileProblem, NotRegularFileError } from "../runtime/workspace/regular-file.js";
 import { runInteractive } from "./interactive.js";
 import { AGENT_USAGE, parseAgentArgs, type AgentArgs } from "./parse-agent-args.js";
 import { colorsWanted, createProgressReporter } from "./progress-reporter.js";
@@ -80,6 +81,9 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
   if (!history.ok) return usageError(history.error);
 
   const schemasPath = args.schemas ? fromUser(args.schemas) : path.join(io.projectRoot, "generated", "schemas.json");
+  // A device or FIFO given as the schemas file is a wrong argument, not a stale file (exit 5).
+  const schemasNotFile = nonRegularFileProblem(schemasPath);
+  if (schemasNotFile !== undefined) return usageError(`${schemasNotFile} (--schemas): give the schemas file npm run gen writes`);
   const schemas = loadSchemas(schemasPath);
   if (!schemas.ok) return fail(EXIT.schemas, `error: ${schemas.error.message}`);
   const strict = args.strict ?? isOpenAIEndpoint(baseURL);
@@ -114,6 +118,7 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
     try {
       transcript = openTranscript(transcriptFile, { redact: mask.scrub });
     } catch (error) {
+      if (error instanceof NotRegularFileError) return usageError(`cannot write the transcript: ${error.message}`);
       return usageError(`cannot write the transcript ${transcriptFile} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
     }
   }
@@ -164,6 +169,8 @@ type HistoryLoad =
 function loadHistory(args: AgentArgs, fromUser: (file: string) => string, stderr: { write(text: string): void }): HistoryLoad {
   const transcript = args.transcript ? fromUser(args.transcript) : undefined;
   if (args.resume === undefined) {
+    const notFile = transcript === undefined ? undefined : nonRegularFileProblem(transcript);
+    if (notFile !== undefined) return { ok: false, error: `${notFile} (--transcript): give the path of a new file` };
     if (transcript !== undefined && existsSync(transcript) && statSync(transcript).size > 0) {
       return { ok: false, error: `the transcript ${transcript} already holds a conversation. Continue it with --resume ${args.transcript}, or choose a new file.` };
     }

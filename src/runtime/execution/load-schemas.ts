@@ -1,7 +1,8 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { currentInputsHash } from "../../shared/inputs-hash.js";
 import type { SchemasFile } from "../../shared/schemas-file.js";
+import { NotRegularFileError, readRegularFile } from "../workspace/regular-file.js";
 import { isRecord } from "./describe-json.js";
 
 export type LoadSchemasResult = { ok: true; schemas: SchemasFile } | { ok: false; error: { message: string } };
@@ -11,13 +12,14 @@ const RUN_GEN = "run npm run gen";
 /**
  * Reads `generated/schemas.json` and refuses it when it is missing, unreadable, not a schemas file, or
  * stale (the tool sources changed since it was written: the hash recorded by the generator no longer
- * matches the files). Never throws; the message says what is wrong and what to run.
+ * matches the files), or not a regular file (a device or FIFO is never read). Never throws; the message says what is wrong and what to run.
  */
 export function loadSchemas(schemasPath: string): LoadSchemasResult {
   let text: string;
   try {
-    text = readFileSync(schemasPath, "utf8");
+    text = readRegularFile(schemasPath);
   } catch (error) {
+    if (error instanceof NotRegularFileError) return failure(`${error.message}: give the path of the schemas file npm run gen writes.`);
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return failure(`${schemasPath} does not exist: ${RUN_GEN} to generate the tool schemas.`);
     return failure(`${schemasPath} could not be read (${code ?? String(error)}): check its permissions, or ${RUN_GEN} to write it again.`);

@@ -3,7 +3,8 @@
  * as the message exists. Each line is written with a single write call on a file opened for appending,
  * so a killed process loses at most the line in flight, and that line is at worst torn (cut short).
  */
-import { closeSync, existsSync, openSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, constants, writeSync } from "node:fs";
+import { lastByte, NotRegularFileError, openRegularFile, readRegularFile } from "../workspace/regular-file.js";
 import type { MessageSink } from "./agent.js";
 import type { ChatMessage } from "./messages.js";
 
@@ -14,13 +15,14 @@ export interface TranscriptWriter extends MessageSink {
 /**
  * Opens `file` for appending (creating it). If the file does not end with a newline (a torn last line),
  * a newline is written first so that the next message starts on a fresh line. `redact` sees each line
- * before it is written (the CLI masks the API key with it).
+ * before it is written (the CLI masks the API key with it). Throws `NotRegularFileError` for a path that
+ * exists and is not a regular file (a device or FIFO would swallow or block the writes).
  */
 export function openTranscript(file: string, options: { redact?: (line: string) => string } = {}): TranscriptWriter {
   const redact = options.redact ?? ((line: string) => line);
-  const needsNewline = existsSync(file) && !endsWithNewlineOrEmpty(readFileSync(file));
-  const fd = openSync(file, "a");
-  if (needsNewline) writeFully(fd, "\n");
+  const fd = openRegularFile(file, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT);
+  const last = lastByte(fd);
+  if (last !== undefined && last !== 0x0a) writeFully(fd, "\n");
   let closed = false;
   return {
     append(message) {
@@ -32,10 +34,6 @@ export function openTranscript(file: string, options: { redact?: (line: string) 
       closeSync(fd);
     },
   };
-}
-
-function endsWithNewlineOrEmpty(content: Buffer): boolean {
-  return content.length === 0 || content[content.length - 1] === 0x0a;
 }
 
 /** One write call for the whole line; a regular file takes it whole, the loop only guards a short write. */
@@ -59,8 +57,9 @@ export type TranscriptReading =
 export function readTranscript(file: string): TranscriptReading {
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    text = readRegularFile(file);
   } catch (error) {
+    if (error instanceof NotRegularFileError) return { ok: false, error: `cannot read transcript: ${error.message}` };
     const code = (error as NodeJS.ErrnoException).code;
     return { ok: false, error: `cannot read transcript ${file}${code ? ` (${code})` : ""}` };
   }
