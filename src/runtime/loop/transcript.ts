@@ -7,6 +7,7 @@ import { closeSync, constants, writeSync } from "node:fs";
 import { lastByte, NotRegularFileError, openRegularFile, readRegularFile } from "../workspace/regular-file.js";
 import type { MessageSink } from "./agent.js";
 import type { ChatMessage } from "./messages.js";
+import { repairHistory } from "./repair-history.js";
 
 export interface TranscriptWriter extends MessageSink {
   close(): void;
@@ -52,7 +53,8 @@ export type TranscriptReading =
 /**
  * Reads a transcript to resume it. Lines that are not complete JSON (a write cut short by a crash) are
  * skipped with a warning; a complete line that is not a chat message is an error, since sending it
- * would change the conversation.
+ * would change the conversation. A leading byte-order mark is ignored. The history is then repaired for a
+ * strict gateway (`repairHistory`), one warning per kind of repair; the file itself is not rewritten.
  */
 export function readTranscript(file: string): TranscriptReading {
   let text: string;
@@ -65,6 +67,10 @@ export function readTranscript(file: string): TranscriptReading {
   }
   const messages: ChatMessage[] = [];
   const warnings: string[] = [];
+  if (text.startsWith(BYTE_ORDER_MARK)) {
+    text = text.slice(BYTE_ORDER_MARK.length);
+    warnings.push(`${file}: ignored the byte-order mark at its start`);
+  }
   const lines = text.split("\n");
   for (const [index, line] of lines.entries()) {
     if (line.trim() === "") continue;
@@ -82,8 +88,12 @@ export function readTranscript(file: string): TranscriptReading {
     }
     messages.push(value as ChatMessage);
   }
-  return { ok: true, messages, warnings };
+  const repaired = repairHistory(messages);
+  warnings.push(...repaired.repairs.map((repair) => `${file}: repaired for a strict API: ${repair}`));
+  return { ok: true, messages: repaired.messages, warnings };
 }
+
+const BYTE_ORDER_MARK = "\uFEFF";
 
 function shorten(line: string): string {
   return line.length > 60 ? `${JSON.stringify(line.slice(0, 60))}…` : JSON.stringify(line);
