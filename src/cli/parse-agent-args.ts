@@ -63,7 +63,8 @@ Flags (before or after the prompt):
                         streaming this covers the whole generation)
   --response-timeout MS longest a response may take from its first byte to its end before it is dropped and
                         retried (default 600000)
-  --max-response-bytes N  largest response body, in bytes, before it is dropped and retried (default 8388608)
+  --max-response-bytes N
+                        largest response body in bytes before it is dropped and retried (default 8388608, 8 MB)
   --no-stream           plain responses instead of streaming
   --strict, --no-strict offer tools in OpenAI's strict dialect (constrained decoding), or lenient
                         (default: strict when the endpoint is OpenAI's or Azure OpenAI's, else lenient)

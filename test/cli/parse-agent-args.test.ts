@@ -11,6 +11,18 @@ describe("parseAgentArgs", () => {
     });
   });
 
+  it("reads the response bounds; a duration no Node.js timer holds is refused, a byte count is not a duration", () => {
+    expect(parseAgentArgs(["hi", "--response-timeout=2147483647", "--max-response-bytes", "3000000000"])).toMatchObject({
+      ok: true,
+      args: { responseTimeoutMs: 2_147_483_647, maxResponseBytes: 3_000_000_000 },
+    });
+    expect(parseAgentArgs(["hi", "--response-timeout", "2147483648"])).toEqual({
+      ok: false,
+      error: "--response-timeout can be at most 2147483647 ms (about 24.8 days, the longest a Node.js timer holds), got 2147483648",
+    });
+    expect(parseAgentArgs(["hi", "--max-response-bytes", "0"])).toMatchObject({ ok: false, error: expect.stringContaining("--max-response-bytes needs a whole number of at least 1") });
+  });
+
   it("`--` ends the flags; a prompt may start with a dash followed by a digit", () => {
     expect(parseAgentArgs(["--", "--model", "x"])).toMatchObject({ ok: true, args: { prompt: "--model x" } });
     expect(parseAgentArgs(["-5 + 3?"])).toMatchObject({ ok: true, args: { prompt: "-5 + 3?" } });
