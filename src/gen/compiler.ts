@@ -27,7 +27,9 @@ export declare namespace ts {
   type NumericLiteral = Morph.ts.NumericLiteral;
   type ParameterDeclaration = Morph.ts.ParameterDeclaration;
   type Program = Morph.ts.Program;
+  type Scanner = Morph.ts.Scanner;
   type SourceFile = Morph.ts.SourceFile;
+  type SyntaxKind = Morph.ts.SyntaxKind;
   type StringLiteral = Morph.ts.StringLiteral;
   type Symbol = Morph.ts.Symbol;
   type Type = Morph.ts.Type;

@@ -123,7 +123,7 @@ export class ToolGenerator {
 
   private load(): void {
     this.withNodeTypes = needsNodeTypes(this.toolFiles);
-    this.project = createToolProject(this.toolFiles);
+    this.project = createToolProject(this.toolFiles, this.withNodeTypes);
   }
 
   /** The given files and every local file that imports them, directly or not. */

@@ -2,6 +2,7 @@ import { builtinModules, createRequire } from "node:module";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { Project, ts } from "./compiler.js";
+import { mentionsNodeGlobal } from "./node-globals.js";
 
 /**
  * Compiler options for reflecting over tools, wherever the tools folder is (it need not be under any
@@ -29,21 +30,20 @@ export function toolCompilerOptions(withNodeTypes: boolean): ts.CompilerOptions 
 }
 
 /** A ts-morph project over the given tool files and every file they import. */
-export function createToolProject(toolFiles: readonly string[]): Project {
-  const options = toolCompilerOptions(needsNodeTypes(toolFiles));
+export function createToolProject(toolFiles: readonly string[], withNodeTypes: boolean): Project {
+  const options = toolCompilerOptions(withNodeTypes);
   const project = new Project({ compilerOptions: options, skipAddingFilesFromTsConfig: true, skipFileDependencyResolution: true });
   for (const file of toolFiles) project.addSourceFileAtPath(file);
   project.resolveSourceFileDependencies();
   return project;
 }
 
-const NODE_GLOBALS = /\b(?:process|Buffer|console|setTimeout|setInterval|setImmediate|clearTimeout|clearInterval|__dirname|__filename|require|fetch|structuredClone|TextEncoder|TextDecoder|URL|URLSearchParams|AbortController|AbortSignal)\b/;
 const builtins = new Set(builtinModules);
 
 /**
  * Whether Node's typings are needed: some tool, or a local file it imports, imports a Node module or
- * uses a Node global. Loading them costs a large share of a small project's compile, so they are only
- * loaded when something uses them. This reads import lists without type checking.
+ * names a Node global in its code. Loading them costs a large share of a small project's compile, so
+ * they are only loaded when something uses them. This reads import lists without type checking.
  */
 export function needsNodeTypes(toolFiles: readonly string[]): boolean {
   const options = toolCompilerOptions(false);
@@ -61,7 +61,7 @@ export function needsNodeTypes(toolFiles: readonly string[]): boolean {
     } catch {
       continue;
     }
-    if (NODE_GLOBALS.test(text)) return true;
+    if (mentionsNodeGlobal(text)) return true;
     for (const imported of ts.preProcessFile(text, true, true).importedFiles) {
       const specifier = imported.fileName;
       if (specifier.startsWith("node:") || builtins.has(specifier)) return true;

@@ -1,0 +1,70 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { mentionsNodeGlobal } from "../../src/gen/node-globals.js";
+import { needsNodeTypes } from "../../src/gen/tool-project.js";
+import path from "node:path";
+import { generate, messages, writeTree } from "./support.js";
+
+describe("whether a tool file's code names a Node global", () => {
+  it.each([
+    ["process.env", "export function f(): string { return process.env.HOME ?? ''; }"],
+    ["Buffer", "export function f(text: string): number { return Buffer.byteLength(text); }"],
+    ["setTimeout", "export async function f(): Promise<void> { await new Promise((done) => setTimeout(done, 1)); }"],
+    ["new URL", "export function f(link: string): string { return new URL(link).host; }"],
+    ["fetch", "export async function f(link: string): Promise<number> { return (await fetch(link)).status; }"],
+    ["a template's expression", "export function f(): string { return `home: ${process.env.HOME}`; }"],
+    ["a nested template's expression", "export function f(): string { return `a ${`b ${console.log('x')}`} c`; }"],
+    ["a condition", "export function f(): string { return (process ? 'node' : 'other'); }"],
+    ["an object's shorthand", "export function f(): object { return { process }; }"],
+    ["code after a regular expression", "export function f(): boolean { return /a}b`/.test(String(process.pid)); }"],
+  ])("counts %s", (_name, code) => {
+    expect(mentionsNodeGlobal(code)).toBe(true);
+  });
+
+  it.each([
+    ["a JSDoc comment", "/** Looks up a process, then fetches its URL from the console. */\nexport function f(): number { return 1; }"],
+    ["a line comment", "// process.env is not read here\nexport function f(): number { return 1; }"],
+    ["a string", "export function f(): string { return 'process Buffer setTimeout'; }"],
+    ["a template's text", "export function f(n: number): string { return `process ${n} fetch URL`; }"],
+    ["a regular expression", "export function f(text: string): boolean { return /process|Buffer/.test(text); }"],
+    ["a property name", "export function f(job: { process: number }): number { return job.process; }"],
+    ["an optional property access", "export function f(job?: { fetch: number }): number { return job?.fetch ?? 0; }"],
+    ["a parameter's name", "export function f(process?: string, fetch: number = 1): number { return 1; }"],
+    ["a division", "export function f(a: number, b: number): number { return a / b / 2; }"],
+  ])("does not count %s", (_name, code) => {
+    expect(mentionsNodeGlobal(code)).toBe(false);
+  });
+
+  it("never counts a Node global's name inside a comment or a string, whatever surrounds it", () => {
+    const word = fc.constantFrom("process", "Buffer", "fetch", "URL", "console", "setTimeout");
+    const text = fc.string().filter((value) => !/[*/'\\\n\r\u2028\u2029]/.test(value));
+    fc.assert(
+      fc.property(word, text, text, (name, before, after) => {
+        const inComment = `/** ${before} ${name} ${after} */\nexport const a = 1;`;
+        const inString = `export const b = '${before}${name}${after}';`;
+        return !mentionsNodeGlobal(inComment) && !mentionsNodeGlobal(inString);
+      }),
+    );
+  });
+});
+
+describe("gen's choice of Node's typings", () => {
+  it("does not load them for a tool whose comments talk about processes and URLs", () => {
+    const root = writeTree({
+      "tools/jobs.ts": "/**\n * Describes a process: fetch its URL, print it to the console.\n * @param name The process name.\n */\nexport function describe_process(name: string): string {\n  return `process ${name}`;\n}\n",
+    });
+    expect(needsNodeTypes([path.join(root, "tools", "jobs.ts")])).toBe(false);
+    expect(messages(generate(path.join(root, "tools")).diagnostics)).toEqual([]);
+  });
+
+  it("loads them for a tool that imports node:fs or reads process.env, through a local import too", () => {
+    const root = writeTree({
+      "tools/files.ts": 'import { home } from "../lib/env";\n/** Whether the home folder is set. */\nexport function has_home(): boolean {\n  return home() !== "";\n}\n',
+      "lib/env.ts": "export function home(): string {\n  return process.env.HOME ?? \"\";\n}\n",
+      "other/reads.ts": 'import { existsSync } from "node:fs";\n/** @param file A path. */\nexport function exists(file: string): boolean {\n  return existsSync(file);\n}\n',
+    });
+    expect(needsNodeTypes([path.join(root, "tools", "files.ts")])).toBe(true);
+    expect(needsNodeTypes([path.join(root, "other", "reads.ts")])).toBe(true);
+    expect(messages(generate(path.join(root, "tools")).diagnostics)).toEqual([]);
+  });
+});
