@@ -1,5 +1,6 @@
 /**
- * `npm run bench -- gen`: cold `gen` time and peak memory on synthetic tool sets of 10, 100 and 500
+ * `npm run bench -- gen`: first the headline, gen as users run it (bench/gen-process-bench.ts); then,
+ * as extra rows, cold `gen` time and peak memory on synthetic tool sets of 10, 100 and 500
  * functions (files of ten, sharing imported types), the watch-mode regeneration after a one-line edit
  * at 500 tools, and, in the same run, the baseline users have without us: plain typescript-json-schema
  * (its `buildGenerator` + `getSchemaForSymbols`, as its CLI does) over equivalent hand-written
@@ -16,10 +17,11 @@
  * tools rebuilt, file serialized, hashed and written (the fs.watch debounce is not included).
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { runGenAsUsersRun, writeToolSet } from "./gen-process-bench.js";
 import { median, printTable } from "./table.js";
 
 const SIZES = [10, 100, 500];
@@ -35,20 +37,21 @@ interface ChildReport {
 }
 
 export async function run(): Promise<void> {
+  await runGenAsUsersRun();
   const root = mkdtempSync(path.join(os.tmpdir(), "sigloop-gen-bench-"));
   try {
     const rows: string[][] = [];
     for (const size of SIZES) {
-      const dirs = writeSyntheticSet(root, size);
+      const dirs = writeToolSet(path.join(root, String(size)), size, false);
       // Runs are interleaved (ours, then the baselines, repeated) and each ratio is taken within one
       // round, so load from other work on the machine falls on both sides alike.
       const rounds = Array.from({ length: COLD_RUNS }, (_, round) => {
         process.stderr.write(`bench: gen cold at ${size}, round ${round + 1}/${COLD_RUNS}…\n`);
         return {
-          gen: measureOnce("gen", dirs.tools, path.join(dirs.root, "schemas.json"), size),
-          cli: measureOnce("baseline-cli", dirs.baseline, path.join(dirs.root, "baseline-cli.json"), size),
-          tuned: measureOnce("baseline-tsconfig", dirs.baseline, "", size),
-          same: measureOnce("baseline-gen-options", dirs.baseline, "", size),
+          gen: measureOnce("gen", dirs.tools, path.join(dirs.dir, "schemas.json"), size),
+          cli: measureOnce("baseline-cli", dirs.interfaces, path.join(dirs.dir, "baseline-cli.json"), size),
+          tuned: measureOnce("baseline-tsconfig", dirs.interfaces, "", size),
+          same: measureOnce("baseline-gen-options", dirs.interfaces, "", size),
         };
       });
       const summary = (pick: (round: (typeof rounds)[number]) => ChildReport) =>
@@ -58,7 +61,7 @@ export async function run(): Promise<void> {
       let watch = "";
       if (size === 500) {
         process.stderr.write("bench: gen watch at 500…\n");
-        watch = `${fmt(median(await measureWatch(dirs.tools, path.join(dirs.root, "schemas.json"))))} ms`;
+        watch = `${fmt(median(await measureWatch(dirs.tools, path.join(dirs.dir, "schemas.json"))))} ms`;
       }
       rows.push([
         String(size), summary((r) => r.gen), summary((r) => r.cli), `**${ratio((r) => r.cli)}**`,
@@ -108,79 +111,6 @@ async function measureWatch(toolsDir: string, outFile: string): Promise<number[]
   }
   writeFileSync(file, original);
   return times;
-}
-
-/** Writes `size` tools over files of ten, with shared imported types, and the equivalent interfaces. */
-export function writeSyntheticSet(root: string, size: number): { root: string; tools: string; baseline: string } {
-  const dir = path.join(root, String(size));
-  const tools = path.join(dir, "tools");
-  const baseline = path.join(dir, "baseline");
-  mkdirSync(tools, { recursive: true });
-  mkdirSync(baseline, { recursive: true });
-  const shared = [
-    'export type Mode = "fast" | "thorough";',
-    "/** Which rows to keep. */",
-    "export interface Filter {",
-    "  /** Field name. */",
-    "  field: string;",
-    '  op: "eq" | "lt" | "gt";',
-    "  value: string | number | null;",
-    "}",
-    "export interface Paging {",
-    "  /** @minimum 1 */",
-    "  page: number;",
-    "  size?: number;",
-    "}",
-    "",
-  ].join("\n");
-  writeFileSync(path.join(tools, "shared.ts"), shared);
-  writeFileSync(path.join(baseline, "shared.ts"), shared);
-  for (let fileIndex = 0; fileIndex < size / 10; fileIndex++) {
-    const toolLines = ['import type { Filter, Mode, Paging } from "./shared";', ""];
-    const paramLines = ['import type { Filter, Mode, Paging } from "./shared";', ""];
-    for (let i = 0; i < 10; i++) {
-      const name = `tool_${fileIndex}_${i}`;
-      toolLines.push(
-        "/**",
-        ` * Tool ${name}: searches records.`,
-        " * @param query What to look for.",
-        " * @param filters Conditions to apply.",
-        " * @param paging Which page.",
-        " * @param mode How hard to look.",
-        " * @param tags Labels.",
-        " */",
-        `export async function ${name}(query: string, filters: Filter[], paging?: Paging, mode: Mode = "fast", tags: string[] = []): Promise<string> {`,
-        "  return query + filters.length + (paging?.page ?? 0) + mode + tags.length;",
-        "}",
-        "",
-      );
-      paramLines.push(
-        `/** Tool ${name}: searches records. */`,
-        `export interface ${name}_params {`,
-        "  /** What to look for. */",
-        "  query: string;",
-        "  /** Conditions to apply. */",
-        "  filters: Filter[];",
-        "  /** Which page. */",
-        "  paging?: Paging;",
-        "  /**",
-        "   * How hard to look.",
-        '   * @default "fast"',
-        "   */",
-        "  mode?: Mode;",
-        "  /**",
-        "   * Labels.",
-        "   * @default []",
-        "   */",
-        "  tags?: string[];",
-        "}",
-        "",
-      );
-    }
-    writeFileSync(path.join(tools, `tools_${fileIndex}.ts`), toolLines.join("\n"));
-    writeFileSync(path.join(baseline, `params_${fileIndex}.ts`), paramLines.join("\n"));
-  }
-  return { root: dir, tools, baseline };
 }
 
 /** The measured work of one cold run, in this fresh process. */

@@ -1,8 +1,9 @@
 /**
  * `npm run bench -- runtime`: the runtime's speed, each figure beside a baseline measured in the same run.
+ * - First the headline: the CLI per turn as users run it, a process (bench/agent-process-bench.ts).
  * - Validation per call once compiled (vs `JSON.parse` of the same arguments), and what compiling every
  *   validator at start-up would cost (the executor compiles each on first use instead).
- * - Loop overhead per turn over the scripted server (zero latency, 200 tool-call turns), against the
+ * - The loop's overhead per turn in process (an extra row) over the scripted server (zero latency, 200 tool-call turns), against the
  *   `openai` SDK's own `chat.completions.runTools` and a bare `create` loop doing the same work.
  * - Start-up to the first request of `tsx scripts/agent.ts`, with the default tools and with 100 more,
  *   against a floor: tsx running a file that only imports `openai` and sends one request.
@@ -22,6 +23,7 @@ import { createToolExecutor } from "../src/runtime/execution/tool-executor.js";
 import { compileArguments, createAjv } from "../src/runtime/execution/validate-arguments.js";
 import type { SchemasFile, ToolDefinition } from "../src/shared/schemas-file.js";
 import { startScriptedServer, type ScriptedServer, type ScriptStep } from "../src/scripted-server/scripted-server.js";
+import { runAgentAsUsersRun } from "./agent-process-bench.js";
 import { median, printTable } from "./table.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -32,6 +34,7 @@ const EXTRA_TOOLS = 100;
 const BENCH_KEY = "sk-runtime-bench-0000";
 
 export async function run(): Promise<void> {
+  await runAgentAsUsersRun();
   // Inside the project (git-ignored tmp/), so files there resolve `openai` and the tools' imports.
   const work = path.join(root, "tmp", `runtime-bench-${process.pid}`);
   mkdirSync(work, { recursive: true });

@@ -1,0 +1,158 @@
+/**
+ * The gen headline: cold `gen --tools DIR --out FILE` as a user runs it (`npm run gen` runs
+ * `tsx scripts/gen.ts`; npm's own start-up is left out), a fresh process each time, against the baseline
+ * a user would pick instead: one typescript-json-schema pass, as a plain node process, over the same
+ * parameters written as interfaces (required, noExtraProps, ref false, strict, target ES2022; its other
+ * options at their defaults). Both run from the project root, so both see its node_modules/@types.
+ *
+ * 500 tools over 50 files sharing a `types.ts`; once with tools that use nothing from Node, once with
+ * tools that import `node:fs` and read `process.env`. Runs alternate; the ratio is the median of the
+ * per-round ratios, so load from other work falls on both sides alike. "Cold" means a new process that
+ * reads and checks the tool files afresh; the compiler's code cache (node_modules/.cache) is warm, as it
+ * is on every run after the first one after an install.
+ */
+import { spawn } from "node:child_process";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { median, printTable } from "./table.js";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const tsxCli = path.join(root, "node_modules", "tsx", "dist", "cli.mjs");
+const TOOLS = 500;
+const ROUNDS = 7;
+
+export async function runGenAsUsersRun(): Promise<void> {
+  // Inside the project (git-ignored tmp/), as a user's tools folder would be.
+  const work = path.join(root, "tmp", `gen-process-bench-${process.pid}`);
+  try {
+    const rows: string[][] = [];
+    for (const usesNode of [false, true]) {
+      const set = writeToolSet(path.join(work, usesNode ? "node" : "plain"), TOOLS, usesNode);
+      const gen: number[] = [];
+      const tjs: number[] = [];
+      const ratios: number[] = [];
+      for (let round = 0; round <= ROUNDS; round++) {
+        process.stderr.write(`bench: gen as a process${usesNode ? " (tools use Node)" : ""}, round ${round}/${ROUNDS}…\n`);
+        const ours = await timeProcess([tsxCli, path.join(root, "scripts", "gen.ts"), "--tools", set.tools, "--out", path.join(set.dir, "schemas.json")]);
+        const theirs = await timeProcess([path.join(root, "bench", "baselines", "tjs-pass.mjs"), set.interfaces, path.join(set.dir, "tjs.json")]);
+        // Round 0 only checks the outputs and warms the file cache and the code cache.
+        if (round === 0) {
+          checkOutputs(set.dir);
+          continue;
+        }
+        gen.push(ours);
+        tjs.push(theirs);
+        ratios.push(ours / theirs);
+      }
+      rows.push([
+        usesNode ? "tools import `node:fs`, read `process.env`" : "tools use nothing from Node",
+        `${median(gen).toFixed(0)} ms`,
+        `${median(tjs).toFixed(0)} ms`,
+        `**${median(ratios).toFixed(2)}x**`,
+      ]);
+    }
+    printTable(`gen as users run it: cold \`gen --tools DIR --out FILE\` at ${TOOLS} tools, a process each (median of ${ROUNDS}, alternating)`, [
+      "tools", "sigloop gen (tsx scripts/gen.ts)", "baseline: one typescript-json-schema pass (node)", "ratio (goal ≤ 0.65x)",
+    ], rows);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+function timeProcess(args: readonly string[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const start = performance.now();
+    const child = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => {
+      if (code === 0) resolve(performance.now() - start);
+      else reject(new Error(`${path.basename(args[0]!)} ${args[1] ?? ""} exited with ${String(code)}: ${stderr.slice(0, 800)}`));
+    });
+  });
+}
+
+function checkOutputs(dir: string): void {
+  const ours = (JSON.parse(readFileSync(path.join(dir, "schemas.json"), "utf8")) as { tools: unknown[] }).tools.length;
+  const theirs = Object.keys((JSON.parse(readFileSync(path.join(dir, "tjs.json"), "utf8")) as { definitions: object }).definitions).length;
+  if (ours !== TOOLS || theirs !== TOOLS) throw new Error(`expected ${TOOLS} schemas each, got ${ours} from gen and ${theirs} from typescript-json-schema`);
+}
+
+/**
+ * `size` tools over files of ten, sharing types from `types.ts`, and the same parameters as interfaces.
+ * With `usesNode`, each tool file imports `node:fs` and reads `process.env`, as most real tools do.
+ */
+export function writeToolSet(dir: string, size: number, usesNode: boolean): { dir: string; tools: string; interfaces: string } {
+  const tools = path.join(dir, "tools");
+  const interfaces = path.join(dir, "interfaces");
+  mkdirSync(tools, { recursive: true });
+  mkdirSync(interfaces, { recursive: true });
+  const shared = [
+    'export type Mode = "fast" | "thorough";',
+    "/** Which rows to keep. */",
+    "export interface Filter {",
+    "  /** Field name. */",
+    "  field: string;",
+    '  op: "eq" | "lt" | "gt";',
+    "  value: string | number | null;",
+    "}",
+    "export interface Paging {",
+    "  /** @minimum 1 */",
+    "  page: number;",
+    "  size?: number;",
+    "}",
+    "",
+  ].join("\n");
+  writeFileSync(path.join(tools, "types.ts"), shared);
+  writeFileSync(path.join(interfaces, "types.ts"), shared);
+  for (let fileIndex = 0; fileIndex < size / 10; fileIndex++) {
+    const toolLines = ['import type { Filter, Mode, Paging } from "./types";', ...(usesNode ? ['import { existsSync } from "node:fs";'] : []), ""];
+    const paramLines = ['import type { Filter, Mode, Paging } from "./types";', ""];
+    for (let i = 0; i < 10; i++) {
+      const name = `tool_${fileIndex}_${i}`;
+      toolLines.push(
+        "/**",
+        ` * Tool ${name}: searches records, then processes them.`,
+        " * @param query What to look for.",
+        " * @param filters Conditions to apply.",
+        " * @param paging Which page.",
+        " * @param mode How hard to look.",
+        " * @param tags Labels.",
+        " */",
+        `export async function ${name}(query: string, filters: Filter[], paging?: Paging, mode: Mode = "fast", tags: string[] = []): Promise<string> {`,
+        usesNode
+          ? '  return query + filters.length + (paging?.page ?? 0) + mode + tags.length + String(existsSync(process.env.HOME ?? "."));'
+          : "  return query + filters.length + (paging?.page ?? 0) + mode + tags.length;",
+        "}",
+        "",
+      );
+      paramLines.push(
+        `/** Tool ${name}: searches records, then processes them. */`,
+        `export interface ${name}_params {`,
+        "  /** What to look for. */",
+        "  query: string;",
+        "  /** Conditions to apply. */",
+        "  filters: Filter[];",
+        "  /** Which page. */",
+        "  paging?: Paging;",
+        "  /**",
+        "   * How hard to look.",
+        '   * @default "fast"',
+        "   */",
+        "  mode?: Mode;",
+        "  /**",
+        "   * Labels.",
+        "   * @default []",
+        "   */",
+        "  tags?: string[];",
+        "}",
+        "",
+      );
+    }
+    writeFileSync(path.join(tools, `tools_${fileIndex}.ts`), toolLines.join("\n"));
+    writeFileSync(path.join(interfaces, `params_${fileIndex}.ts`), paramLines.join("\n"));
+  }
+  return { dir, tools, interfaces };
+}
