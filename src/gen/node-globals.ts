@@ -8,6 +8,8 @@ import { ts } from "./compiler.js";
  * parser: it decides compiler options before any file is parsed.
  */
 export function mentionsNodeGlobal(text: string): boolean {
+  // Most files never spell any of the names: a regular expression settles those without scanning.
+  if (!ANY_NAME.test(text)) return false;
   const scanner = ts.createScanner(ts.ScriptTarget.ES2022, true, ts.LanguageVariant.Standard, text);
   // Open braces, `true` for the `${` of a template: its `}` resumes the template's text.
   const braces: boolean[] = [];
@@ -36,6 +38,8 @@ const NODE_GLOBALS = new Set([
   "structuredClone", "TextEncoder", "TextDecoder", "URL", "URLSearchParams", "AbortController", "AbortSignal",
   "Blob", "Headers", "Request", "Response", "FormData", "performance", "atob", "btoa",
 ]);
+
+const ANY_NAME = new RegExp(`\\b(?:${[...NODE_GLOBALS].join("|")})\\b`);
 
 function isMemberAccess(previous: ts.SyntaxKind): boolean {
   return previous === ts.SyntaxKind.DotToken || previous === ts.SyntaxKind.QuestionDotToken;
