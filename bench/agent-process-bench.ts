@@ -1,6 +1,6 @@
 /**
- * The per-turn headline: `npm run agent` as users run it (`tsx scripts/agent.ts`, a process, default flags
- * but for `--max-turns`, streaming and `--no-stream`) for 100 `get_time` turns and an answer against the
+ * The per-turn headline: `npm run agent` as users run it (the process it starts, npm's own start-up left
+ * out; default flags but for `--max-turns`; streaming and `--no-stream`) for 100 `get_time` turns and an answer against the
  * zero-latency scripted server, against openai-node's `runTools` with Ajv validation as a plain node
  * process (bench/baselines/runtools-agent.mjs) doing the same. Per turn = (wall time − time to the first
  * request) / 100, so start-up (its own table) is left out and the process's exit is in. Runs alternate;
@@ -12,10 +12,10 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { runGen } from "../src/gen/run-gen.js";
 import { startScriptedServer, type RecordedRequest, type ScriptedServer, type ScriptStep } from "../src/scripted-server/scripted-server.js";
+import { npmScriptArgs } from "./npm-script.js";
 import { median, printTable } from "./table.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const tsxCli = path.join(root, "node_modules", "tsx", "dist", "cli.mjs");
 const TURNS = 100;
 const ROUNDS = 7;
 const PROMPT = "What time is it? Ask 100 times.";
@@ -46,7 +46,7 @@ export async function runAgentAsUsersRun(): Promise<void> {
       const ratios: number[] = [];
       for (let round = 0; round <= ROUNDS; round++) {
         process.stderr.write(`bench: agent as a process, ${stream ? "streaming" : "--no-stream"}, round ${round}/${ROUNDS}…\n`);
-        const agentArgs = [tsxCli, path.join(root, "scripts", "agent.ts"), "--schemas", schemas, "--max-turns", String(TURNS + 1), ...(stream ? [] : ["--no-stream"]), PROMPT];
+        const agentArgs = [...npmScriptArgs(root, "agent"), "--schemas", schemas, "--max-turns", String(TURNS + 1), ...(stream ? [] : ["--no-stream"]), PROMPT];
         const cli = await perTurn(server, agentArgs, work);
         const baseline = await perTurn(server, [path.join(root, "bench", "baselines", "runtools-agent.mjs"), String(TURNS + 1), stream ? "stream" : "plain", PROMPT], work);
         // Round 0 warms the file cache and tsx's transform cache.
@@ -58,7 +58,7 @@ export async function runAgentAsUsersRun(): Promise<void> {
       rows.push([stream ? "streaming (default)" : "`--no-stream`", `${median(ours).toFixed(2)} ms`, `${median(theirs).toFixed(2)} ms`, `**${median(ratios).toFixed(2)}x**`]);
     }
     printTable(`agent as users run it: per turn over ${TURNS} \`get_time\` turns, a process each, zero-latency server (median of ${ROUNDS}, alternating)`, [
-      "responses", "sigloop agent (tsx scripts/agent.ts)", "baseline: openai `runTools` + Ajv (node)", "ratio (goal ≤ 1.0x)",
+      "responses", "sigloop agent (`npm run agent` without npm)", "baseline: openai `runTools` + Ajv (node)", "ratio (goal ≤ 1.0x)",
     ], rows);
   } finally {
     await server.close();
@@ -72,9 +72,10 @@ async function perTurn(server: ScriptedServer, args: readonly string[], cwd: str
   const start = performance.now();
   let firstRequest: number | undefined;
   void server.waitForRequests(before + 1, 60_000).then(() => (firstRequest = performance.now()), () => undefined);
+  // As under `npm run`: started in the project root, INIT_CWD where the user typed the command.
   const child = spawn(process.execPath, args, {
-    cwd,
-    env: { ...process.env, OPENAI_API_KEY: BENCH_KEY, OPENAI_BASE_URL: server.baseURL, AGENT_MODEL: "bench", NO_COLOR: "1" },
+    cwd: root,
+    env: { ...process.env, INIT_CWD: cwd, OPENAI_API_KEY: BENCH_KEY, OPENAI_BASE_URL: server.baseURL, AGENT_MODEL: "bench", NO_COLOR: "1" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";
@@ -85,7 +86,7 @@ async function perTurn(server: ScriptedServer, args: readonly string[], cwd: str
   const end = performance.now();
   const requests = server.requests.length - before;
   if (code !== 0 || stdout.trim() !== "done" || requests !== TURNS + 1 || firstRequest === undefined) {
-    throw new Error(`${path.basename(args[1] ?? "")} exited ${String(code)} after ${requests} requests: ${stderr.slice(-800)}`);
+    throw new Error(`${args.join(" ").slice(0, 200)} exited ${String(code)} after ${requests} requests: ${stderr.slice(-800)}`);
   }
   return (end - firstRequest) / TURNS;
 }

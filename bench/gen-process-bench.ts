@@ -1,6 +1,6 @@
 /**
- * The gen headline: cold `gen --tools DIR --out FILE` as a user runs it (`npm run gen` runs
- * `tsx scripts/gen.ts`; npm's own start-up is left out), a fresh process each time, against the baseline
+ * The gen headline: cold `gen --tools DIR --out FILE` as a user runs it (the process `npm run gen`
+ * starts, npm's own start-up left out), a fresh process each time, against the baseline
  * a user would pick instead: one typescript-json-schema pass, as a plain node process, over the same
  * parameters written as interfaces (required, noExtraProps, ref false, strict, target ES2022; its other
  * options at their defaults). Both run from the project root, so both see its node_modules/@types.
@@ -15,10 +15,10 @@ import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { npmScriptArgs } from "./npm-script.js";
 import { median, printTable } from "./table.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const tsxCli = path.join(root, "node_modules", "tsx", "dist", "cli.mjs");
 const TOOLS = 500;
 const ROUNDS = 7;
 
@@ -34,7 +34,7 @@ export async function runGenAsUsersRun(): Promise<void> {
       const ratios: number[] = [];
       for (let round = 0; round <= ROUNDS; round++) {
         process.stderr.write(`bench: gen as a process${usesNode ? " (tools use Node)" : ""}, round ${round}/${ROUNDS}…\n`);
-        const ours = await timeProcess([tsxCli, path.join(root, "scripts", "gen.ts"), "--tools", set.tools, "--out", path.join(set.dir, "schemas.json")]);
+        const ours = await timeProcess([...npmScriptArgs(root, "gen"), "--tools", set.tools, "--out", path.join(set.dir, "schemas.json")]);
         const theirs = await timeProcess([path.join(root, "bench", "baselines", "tjs-pass.mjs"), set.interfaces, path.join(set.dir, "tjs.json")]);
         // Round 0 only checks the outputs and warms the file cache and the code cache.
         if (round === 0) {
@@ -53,7 +53,7 @@ export async function runGenAsUsersRun(): Promise<void> {
       ]);
     }
     printTable(`gen as users run it: cold \`gen --tools DIR --out FILE\` at ${TOOLS} tools, a process each (median of ${ROUNDS}, alternating)`, [
-      "tools", "sigloop gen (tsx scripts/gen.ts)", "baseline: one typescript-json-schema pass (node)", "ratio (goal ≤ 0.65x)",
+      "tools", "sigloop gen (`npm run gen` without npm)", "baseline: one typescript-json-schema pass (node)", "ratio (goal ≤ 0.65x)",
     ], rows);
   } finally {
     rmSync(work, { recursive: true, force: true });
@@ -69,7 +69,7 @@ function timeProcess(args: readonly string[]): Promise<number> {
     child.on("error", reject);
     child.on("close", (code) => {
       if (code === 0) resolve(performance.now() - start);
-      else reject(new Error(`${path.basename(args[0]!)} ${args[1] ?? ""} exited with ${String(code)}: ${stderr.slice(0, 800)}`));
+      else reject(new Error(`${args.join(" ")} exited with ${String(code)}: ${stderr.slice(0, 800)}`));
     });
   });
 }

@@ -24,10 +24,10 @@ import { compileArguments, createAjv } from "../src/runtime/execution/validate-a
 import type { SchemasFile, ToolDefinition } from "../src/shared/schemas-file.js";
 import { startScriptedServer, type ScriptedServer, type ScriptStep } from "../src/scripted-server/scripted-server.js";
 import { runAgentAsUsersRun } from "./agent-process-bench.js";
+import { npmScriptArgs } from "./npm-script.js";
 import { median, printTable } from "./table.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const tsxCli = path.join(root, "node_modules", "tsx", "dist", "cli.mjs");
 const TURNS = 200;
 const EXTRA_TOOLS = 100;
 /** Distinctive, so the CLI's secret scrubbing does not mask words in its messages. */
@@ -318,11 +318,15 @@ async function benchLoop(work: string): Promise<void> {
   }
 }
 
-/** Milliseconds from spawning `tsx file args` to the scripted server receiving its first request. */
+/**
+ * Milliseconds from spawning `file args` the way `npm run agent` starts scripts/agent.ts (so the floor
+ * pays the same TypeScript loader) to the scripted server receiving its first request.
+ */
 async function timeToFirstRequest(server: ScriptedServer, file: string, args: readonly string[], cwd: string): Promise<number> {
   const before = server.requests.length;
   const start = performance.now();
-  const child = spawn(process.execPath, [tsxCli, file, ...args], {
+  const launcher = npmScriptArgs(root, "agent").slice(0, -1);
+  const child = spawn(process.execPath, [...launcher, file, ...args], {
     cwd,
     env: { ...process.env, OPENAI_API_KEY: BENCH_KEY, OPENAI_BASE_URL: server.baseURL, AGENT_MODEL: "bench", NO_COLOR: "1" },
     stdio: ["ignore", "ignore", "pipe"],
