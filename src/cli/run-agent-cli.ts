@@ -123,6 +123,7 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
     }
   }
 
+  let warmingUp = false;
   const agent = createAgent({
     requestTurn,
     executor,
@@ -134,6 +135,11 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
     onEvent: (event) => {
       stdout.onEvent(event);
       reporter.onEvent(event);
+      // Ajv readies itself while the model answers the first request, not on the first tool call.
+      if (event.type === "turn_start" && !warmingUp) {
+        warmingUp = true;
+        setImmediate(() => void executor.warmUp());
+      }
     },
     // A tool can read the key (a `.env` in the workspace): masked before the model, history or transcript see it.
     afterToolCall: (_call, result) => ({ ...result, content: mask.scrub(result.content) }),

@@ -65,6 +65,16 @@ export interface ToolRunner extends ToolExecutor {
 
 type ToolFunction = (...args: unknown[]) => unknown;
 
+/** The executor, plus what a program may do while its first request is in flight. */
+export interface PreparedToolExecutor extends ToolExecutor {
+  /**
+   * Loads Ajv and compiles one tool's validator, which readies Ajv's code generator (tens of ms the first
+   * time, where later validators take about one); the rest still compile on first use. Call it once the
+   * first request is on its way, so that the model's latency hides it. Never rejects.
+   */
+  warmUp(): Promise<void>;
+}
+
 interface ToolEntry {
   definition: ToolDefinition;
   binding: ToolBinding;
@@ -79,7 +89,7 @@ interface ToolEntry {
  * on first use, calls the function with a timeout, and
  * turns whatever happens into one outcome whose content is capped. `execute` never rejects.
  */
-export function createToolExecutor(options: ToolExecutorOptions): ToolRunner {
+export function createToolExecutor(options: ToolExecutorOptions): ToolRunner & PreparedToolExecutor {
   const { schemas, schemasDir, timeoutMs = 60_000, maxResultChars = DEFAULT_MAX_RESULT_CHARS } = options;
   const importModule = options.importModule ?? ((url: string): Promise<unknown> => import(url));
   const entries = new Map<string, ToolEntry>();
@@ -201,6 +211,11 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolRunner {
     async execute(call, context) {
       const { status, content } = await run(call, context);
       return { status, content };
+    },
+    async warmUp() {
+      const first = entries.values().next();
+      // A failure to load Ajv stays in `ajv` and is reported by the first call that needs it.
+      if (first.done !== true) await validatorFor(first.value).catch(() => undefined);
     },
   };
 }

@@ -357,6 +357,18 @@ describe("failures of the tool itself", () => {
     expect(outcome.status).toBe("tool_error");
     expect(outcome.content).toMatch(/^The parameters schema of add could not be compiled \(SyntaxError: Invalid regular expression/);
   });
+
+  test("warming up before the first call changes no outcome, even when the schema it compiles is broken", async () => {
+    const broken = structuredClone(fixtureSchemas);
+    broken.tools[0]!.function.parameters.properties.a = { type: "string", pattern: "(" };
+    const warmed = executor({ schemas: broken });
+    await expect(warmed.warmUp()).resolves.toBeUndefined();
+    const outcome = await call("add", '{"a": "x"}', idle, warmed);
+    expect(outcome.content).toMatch(/^The parameters schema of add could not be compiled \(SyntaxError: Invalid regular expression/);
+    const healthy = executor();
+    await healthy.warmUp();
+    expect(await call("add", '{"a": 1, "b": 2}', idle, healthy)).toEqual(await call("add", '{"a": 1, "b": 2}'));
+  });
 });
 
 describe("results", () => {
