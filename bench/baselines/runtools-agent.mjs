@@ -1,6 +1,7 @@
 /**
  * The per-turn benchmark's baseline, run as a plain `node` process: openai-node's `runTools` with Ajv
- * validation of every call's arguments and a `get_time` tool, printing the final answer like the CLI.
+ * validation of every call's arguments and a `get_time` tool giving what tools/get_time.ts gives (local
+ * ISO time with its offset, then the zone's name, worked out once), printing the final answer like the CLI.
  * Usage: node runtools-agent.mjs <max requests> <stream|plain> "prompt" (OPENAI_BASE_URL, OPENAI_API_KEY set).
  */
 import { Ajv } from "ajv";
@@ -21,9 +22,16 @@ const getTime = {
       if (!validate(args)) throw new Error(ajv.errorsText(validate.errors));
       return args;
     },
-    function: () => new Date().toISOString(),
+    function: () => `${localIsoTime(new Date())} (${(zone ??= new Intl.DateTimeFormat().resolvedOptions().timeZone)})`,
   },
 };
+let zone;
+function localIsoTime(now) {
+  const two = (value) => String(value).padStart(2, "0");
+  const offset = -now.getTimezoneOffset();
+  const zoneOffset = `${offset < 0 ? "-" : "+"}${two(Math.floor(Math.abs(offset) / 60))}:${two(Math.abs(offset) % 60)}`;
+  return `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}T${two(now.getHours())}:${two(now.getMinutes())}:${two(now.getSeconds())}${zoneOffset}`;
+}
 const client = new OpenAI();
 const body = { model: process.env.AGENT_MODEL ?? "gpt-4o-mini", messages: [{ role: "user", content: prompt }], tools: [getTime] };
 const runner = mode === "stream"
