@@ -6,6 +6,12 @@ import { Script } from "node:vm";
 
 /** Scripts compiled without a usable cache; their code cache is written when the process exits. */
 const unsaved: { script: Script; cacheFile: string }[] = [];
+let writesAllowed = true;
+
+/** This process reads caches but writes none (`gen --check` writes nothing, not even a cache). */
+export function leaveCodeCacheUnwritten(): void {
+  writesAllowed = false;
+}
 
 /**
  * `require` of one CommonJS file, compiled through a V8 code cache kept in `node_modules/.cache/sigloop/`.
@@ -64,6 +70,7 @@ function readOptional(file: string): Buffer | undefined {
 }
 
 function writeCaches(): void {
+  if (!writesAllowed) return;
   for (const { script, cacheFile } of unsaved.splice(0)) {
     try {
       const dir = path.dirname(cacheFile);

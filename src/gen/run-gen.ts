@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { checkSchemas, describeCheck } from "./check-schemas.js";
+import { leaveCodeCacheUnwritten } from "./code-cache.js";
 import { parseGenArgs, type GenOptions } from "./cli-args.js";
 import { formatDiagnostic, hasErrors, relativePath, type Diagnostic } from "./diagnostic.js";
 import { ToolGenerator, type Generation } from "./tool-generator.js";
@@ -37,6 +38,7 @@ export function runGen(argv: readonly string[], io: GenIo): number | WatchHandle
 function generateOnce(argv: readonly string[], io: GenIo): number | WatchHandle {
   const options = parseGenArgs(argv, io.cwd);
   if ("severity" in options) return report([options], io);
+  if (options.check) leaveCodeCacheUnwritten();
   if (isDirectory(options.outFile)) {
     const shown = relativePath(io.cwd, options.outFile) || ".";
     return report([{ severity: "error", message: `--out ${shown} is a directory; give a file path such as ${path.join(shown, "schemas.json")}` }], io);

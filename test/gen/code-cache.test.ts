@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -11,8 +11,8 @@ import { repoRoot, writeTree } from "./support.js";
  */
 const codeCache = pathToFileURL(path.join(repoRoot, "src/gen/code-cache.ts")).href;
 
-function loadInFreshProcess(file: string): string {
-  const script = `const { requireWithCodeCache } = await import(${JSON.stringify(codeCache)}); const m = requireWithCodeCache(${JSON.stringify(file)}); console.log(m.answer, m.double(21), m.sibling);`;
+function loadInFreshProcess(file: string, readOnly = false): string {
+  const script = `const { leaveCodeCacheUnwritten, requireWithCodeCache } = await import(${JSON.stringify(codeCache)}); ${readOnly ? "leaveCodeCacheUnwritten();" : ""} const m = requireWithCodeCache(${JSON.stringify(file)}); console.log(m.answer, m.double(21), m.sibling);`;
   return execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: repoRoot, encoding: "utf8" }).trim();
 }
 
@@ -24,6 +24,11 @@ describe("requireWithCodeCache", () => {
   const file = path.join(root, "node_modules/pkg/index.js");
   const cacheDir = path.join(root, "node_modules/.cache/sigloop");
   const cacheFiles = () => readdirSync(cacheDir).filter((name) => name.startsWith("index.js-"));
+
+  it("writes no cache in a process that must write nothing (gen --check)", () => {
+    expect(loadInFreshProcess(file, true)).toBe("42 42 found");
+    expect(existsSync(cacheDir) ? cacheFiles() : []).toEqual([]);
+  });
 
   it("loads the module, writes its cache on exit, and loads it again from the cache", () => {
     expect(loadInFreshProcess(file)).toBe("42 42 found");
