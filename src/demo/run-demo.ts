@@ -1,5 +1,5 @@
 /**
- * Runs the demo: starts the scripted server in this process, then the real CLI (`tsx scripts/agent.ts`)
+ * Runs the demo: starts the scripted server in this process, then the real CLI (`node --import tsx scripts/agent.ts`)
  * as a child pointed at it with a dummy key, sharing this process's stdout and stderr, so the CLI sees
  * the user's terminal as it would when run by hand (on one terminal the answer appears once, as it
  * streams). The server says which mistake the scripted model makes as each request arrives, just after
