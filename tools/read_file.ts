@@ -4,8 +4,12 @@ import { openConfined } from "../src/runtime/workspace/open-confined.js";
 import { readLines, type LinesRead } from "../src/runtime/workspace/read-lines.js";
 import { fileKind } from "../src/runtime/workspace/file-kind.js";
 
-/** The most bytes of text one call returns; longer reads go on with `offset`. */
-const MAX_RESULT_BYTES = 100_000;
+/**
+ * The most bytes of text one call returns; longer reads go on with `offset`. Well below the executor's cut
+ * of a result (50,000 characters; a byte is at most one character), so the note saying which offset
+ * reads on always reaches the model, with room for the executor's own notes before the text.
+ */
+const MAX_RESULT_BYTES = 40_000;
 
 /**
  * Read a UTF-8 text file inside the workspace. Use it to look at source code, notes or configuration

@@ -13,7 +13,7 @@ import { makeSandbox, outsideMessage, SECRET, type Sandbox } from "./fixture.js"
 vi.mock("node:fs/promises", async (original) => (await import("./fs-spy.js")).spiedFsPromises(await original()));
 
 let box: Sandbox;
-const MAX_RESULT_BYTES = 100_000;
+const MAX_RESULT_BYTES = 40_000;
 
 beforeAll(() => {
   box = makeSandbox();
@@ -61,23 +61,24 @@ describe("read_file", () => {
   it("stops at the byte cap before a line that does not fit", async () => {
     box.write("wide.txt", `${"x".repeat(999)}\n`.repeat(300));
     expect(await read("wide.txt")).toBe(
-      `${`${"x".repeat(999)}\n`.repeat(100)}[read_file: lines 1-100 shown; the result reached its ${MAX_RESULT_BYTES}-byte cap and the file goes on. Call read_file with offset 100 to read on.]`,
+      `${`${"x".repeat(999)}\n`.repeat(40)}[read_file: lines 1-40 shown; the result reached its ${MAX_RESULT_BYTES}-byte cap and the file goes on. Call read_file with offset 40 to read on.]`,
     );
   });
 
   it("cuts a single line longer than the cap at a character boundary, and offers the next line", async () => {
     box.write("long-line.txt", `${"€".repeat(40_000)}\nafter\n`);
     expect(await read("long-line.txt")).toBe(
-      `${"€".repeat(33_333)}\n[read_file: line 1 is longer than the ${MAX_RESULT_BYTES}-byte cap; only its start is shown. Call read_file with offset 1 to read the lines after it.]`,
+      `${"€".repeat(13_333)}\n[read_file: line 1 is longer than the ${MAX_RESULT_BYTES}-byte cap; only its start is shown. Call read_file with offset 1 to read the lines after it.]`,
     );
     expect(await read("long-line.txt", 1)).toBe("after\n");
   });
 
   it("reads a character split across two chunks", async () => {
-    const first = `${"a".repeat(CHUNK_BYTES - 2)}\n`;
-    box.write("split.txt", `${first}€ and 日本語\n`);
-    expect(Buffer.byteLength(first)).toBe(CHUNK_BYTES - 1);
-    expect(await read("split.txt")).toBe(`${first}€ and 日本語\n`);
+    // Skipped lines fill the first chunk but one byte, so the "€" after them starts at its last byte.
+    const skipped = `${`${"a".repeat(99)}\n`.repeat(655)}${"a".repeat(34)}\n`;
+    box.write("split.txt", `${skipped}€ and 日本語\n`);
+    expect(Buffer.byteLength(skipped)).toBe(CHUNK_BYTES - 1);
+    expect(await read("split.txt", 656)).toBe("€ and 日本語\n");
   });
 
   it("refuses a binary file (NUL bytes) with a note", async () => {

@@ -1,0 +1,48 @@
+/**
+ * read_file's own cap sits below the executor's cut of a result, so the note telling the model which
+ * offset reads on is never cut away: checked through the real executor, with the committed schemas of
+ * tools/ and the executor's default cut.
+ */
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadSchemas } from "../../src/runtime/execution/load-schemas.js";
+import { createToolExecutor } from "../../src/runtime/execution/tool-executor.js";
+import type { ToolExecutor } from "../../src/runtime/loop/types.js";
+import { makeSandbox, type Sandbox } from "./fixture.js";
+
+const generated = path.resolve(import.meta.dirname, "../../generated");
+let box: Sandbox;
+let executor: ToolExecutor;
+
+beforeAll(() => {
+  box = makeSandbox();
+  const loaded = loadSchemas(path.join(generated, "schemas.json"));
+  if (!loaded.ok) throw new Error(loaded.error.message);
+  executor = createToolExecutor({ schemas: loaded.schemas, schemasDir: generated });
+});
+afterAll(() => box.remove());
+
+async function readThroughExecutor(args: object): Promise<string> {
+  const outcome = await executor.execute(
+    { id: "call_1", type: "function", function: { name: "read_file", arguments: JSON.stringify(args) } },
+    { workspace: box.ws, signal: new AbortController().signal },
+  );
+  expect(outcome.status).toBe("ok");
+  expect(outcome.content).not.toContain("[truncated:");
+  return outcome.content;
+}
+
+describe("read_file through the executor", () => {
+  it("keeps its note to read on when a window of lines reaches its cap", async () => {
+    box.write("big.txt", `${"x".repeat(59)}\n`.repeat(5000));
+    const content = await readThroughExecutor({ path: "big.txt" });
+    expect(content).toBe(`${`${"x".repeat(59)}\n`.repeat(666)}[read_file: lines 1-666 shown; the result reached its 40000-byte cap and the file goes on. Call read_file with offset 666 to read on.]`);
+  });
+
+  it("keeps its note when one line alone is over the cap, with the executor's own notes before the text", async () => {
+    box.write("one-line.txt", `${"y".repeat(200_000)}\nnext\n`);
+    const content = await readThroughExecutor({ path: "one-line.txt", offset: "0", verbose: true });
+    expect(content.startsWith("[ignored unknown arguments: verbose]\n")).toBe(true);
+    expect(content.endsWith("\n[read_file: line 1 is longer than the 40000-byte cap; only its start is shown. Call read_file with offset 1 to read the lines after it.]")).toBe(true);
+  });
+});
