@@ -42,7 +42,9 @@ describe("read_file through the executor", () => {
   it("keeps its note when one line alone is over the cap, with the executor's own notes before the text", async () => {
     box.write("one-line.txt", `${"y".repeat(200_000)}\nnext\n`);
     const content = await readThroughExecutor({ path: "one-line.txt", offset: "0", verbose: true });
-    expect(content.startsWith("[ignored unknown arguments: verbose]\n")).toBe(true);
-    expect(content.endsWith("\n[read_file: line 1 is longer than the 40000-byte cap; only its start is shown. Call read_file with offset 1 to read the lines after it.]")).toBe(true);
+    expect(content).toBe(
+      `[ignored unknown arguments: verbose]\n[converted arguments: offset from string "0" to 0]\n${"y".repeat(40_000)}\n[read_file: line 1 is longer than the 40000-byte cap; only its start is shown. Call read_file with offset 1 to read the lines after it.]`,
+    );
   });
+
 });

@@ -73,6 +73,23 @@ describe("read_file", () => {
     expect(await read("long-line.txt", 1)).toBe("after\n");
   });
 
+  it.each([
+    { chars: "2-byte", prefix: "a", line: `a${"é".repeat(30_000)}`, shown: `a${"é".repeat(19_999)}` },
+    { chars: "3-byte", prefix: "ab", line: `ab${"日".repeat(20_000)}`, shown: `ab${"日".repeat(13_332)}` },
+    { chars: "4-byte", prefix: "a", line: `a${"😀".repeat(20_000)}`, shown: `a${"😀".repeat(9_999)}` },
+  ])("cuts a line of $chars characters at the 40,000-byte cap without breaking one, also across a chunk boundary", async ({ prefix, line, shown }) => {
+    const note = (line: number): string =>
+      `\n[read_file: line ${line} is longer than the 40000-byte cap; only its start is shown. Call read_file with offset ${line} to read the lines after it.]`;
+    expect(Buffer.byteLength(shown)).toBeGreaterThan(40_000 - 4);
+    box.write("multibyte.txt", `${line}\nafter\n`);
+    expect(await read("multibyte.txt")).toBe(`${shown}${note(1)}`);
+    // Skipped lines end so that the line's first multibyte character starts at the first chunk's last byte.
+    const skipped = `${`${"a".repeat(99)}\n`.repeat(655)}${"a".repeat(34 - prefix.length)}\n`;
+    expect(Buffer.byteLength(skipped + prefix)).toBe(CHUNK_BYTES - 1);
+    box.write("multibyte-late.txt", `${skipped}${line}\nafter\n`);
+    expect(await read("multibyte-late.txt", 656)).toBe(`${shown}${note(657)}`);
+  });
+
   it("reads a character split across two chunks", async () => {
     // Skipped lines fill the first chunk but one byte, so the "€" after them starts at its last byte.
     const skipped = `${`${"a".repeat(99)}\n`.repeat(655)}${"a".repeat(34)}\n`;
