@@ -47,4 +47,10 @@ describe("read_file through the executor", () => {
     );
   });
 
+  it("keeps its note when the model also sends thousands of unknown arguments", async () => {
+    box.write("big.txt", `${"x".repeat(59)}\n`.repeat(5000));
+    const unknown = Object.fromEntries(Array.from({ length: 5000 }, (_, index) => [`option_number_${index}`, true]));
+    const content = await readThroughExecutor({ path: "big.txt", ...unknown });
+    expect(content.endsWith("\n[read_file: lines 1-666 shown; the result reached its 40000-byte cap and the file goes on. Call read_file with offset 666 to read on.]")).toBe(true);
+  });
 });

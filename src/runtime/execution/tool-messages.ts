@@ -9,6 +9,11 @@ import type { Conversion } from "./validate-arguments.js";
 const NAME_CHARS = 100;
 const RECEIVED_CHARS = 200;
 const ERROR_CHARS = 500;
+/**
+ * Arguments named in one note: the rest are counted, so the notes before a result stay a few thousand
+ * characters whatever the model sent, and a tool's own closing note survives the cut of the result.
+ */
+const NOTE_ITEMS = 10;
 
 export function quoteName(name: string): string {
   return JSON.stringify(shorten(name, NAME_CHARS));
@@ -62,12 +67,18 @@ export function tooDeepMessage(tool: string, thrown: unknown, schema: Parameters
   ].join("\n");
 }
 
+/** `a, b, c` or, past `NOTE_ITEMS`, the first of them and `and 5 more`. */
+function someItems<T>(items: readonly T[], show: (item: T) => string): string {
+  const shown = items.slice(0, NOTE_ITEMS).map(show).join(", ");
+  return items.length > NOTE_ITEMS ? `${shown} and ${items.length - NOTE_ITEMS} more` : shown;
+}
+
 export function ignoredArgumentsNote(paths: readonly string[]): string {
-  return `[ignored unknown arguments: ${paths.map((path) => shorten(path, NAME_CHARS)).join(", ")}]`;
+  return `[ignored unknown arguments: ${someItems(paths, (path) => shorten(path, NAME_CHARS))}]`;
 }
 
 export function convertedArgumentsNote(conversions: readonly Conversion[]): string {
-  return `[converted arguments: ${conversions.map((c) => `${shorten(c.path, NAME_CHARS)} from ${c.from} to ${c.to}`).join(", ")}]`;
+  return `[converted arguments: ${someItems(conversions, (c) => `${shorten(c.path, NAME_CHARS)} from ${c.from} to ${c.to}`)}]`;
 }
 
 export const DECODED_STRING_NOTE = "[decoded arguments that were sent as a JSON string; send a JSON object]";

@@ -248,6 +248,14 @@ describe("repairs", () => {
     });
   });
 
+  test("a note names the first 10 arguments and counts the rest, however many the model sent", async () => {
+    const unknown = Object.fromEntries(Array.from({ length: 5000 }, (_, index) => [`extra${index}`, index]));
+    expect(await call("add", JSON.stringify({ a: "1", b: 2, ...unknown }))).toEqual({
+      status: "ok",
+      content: `[ignored unknown arguments: ${Array.from({ length: 10 }, (_, index) => `extra${index}`).join(", ")} and 4990 more]\n[converted arguments: a from string "1" to 1]\n3`,
+    });
+  });
+
   test("both notes come before the result, ignored first", async () => {
     expect((await call("add", '{"a": "1", "c": 0}')).content).toBe(
       '[ignored unknown arguments: c]\n[converted arguments: a from string "1" to 1]\n11',
