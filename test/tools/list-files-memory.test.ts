@@ -1,9 +1,10 @@
 /**
  * Many parallel list_files calls on one huge directory, in a child process whose peak resident size is
  * measured: each call streams the directory and keeps only what it can show, so memory does not grow with
- * the directory. The attack reported was 200 calls on 200,000 entries (5.3 GB before, 300 MB now, but
- * 40 million entries take minutes to read here); this test reads 2 million entries with names near the
- * 255-byte limit, which took 1.1 GB before streaming and 280 MB with it, and allows 512 MB.
+ * the directory. The attack reported was 200 calls on 200,000 entries (5.3 GB before, 695 MB now with long
+ * names, measured through the CLI: docs/workspace.md; 40 million entries take minutes to read here); this
+ * test reads 2 million entries with names near the 255-byte limit in seconds, which takes 660 to 690 MB
+ * when each call reads the directory whole and about 260 MB streamed, and allows 512 MB.
  */
 import { spawn } from "node:child_process";
 import { closeSync, mkdirSync, openSync, writeFileSync } from "node:fs";
