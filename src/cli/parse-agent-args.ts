@@ -3,6 +3,7 @@
  * may come before or after the prompt; the prompt is every other token, joined by spaces; `--` ends the
  * flags. Parsing only: defaults that depend on the environment are applied by the caller.
  */
+import { commandLine } from "../shared/package-layout.js";
 import { MAX_TIMER_MS } from "../shared/timer-limit.js";
 
 export interface AgentArgs {
@@ -47,8 +48,8 @@ const NUMBER_FLAGS = new Set<ValueFlag>(["maxTurns", "toolTimeoutMs", "idleTimeo
 /** Milliseconds handed to a timer: refused above what a Node.js timer holds, or they would fire at once. */
 const DURATION_FLAGS = new Set<ValueFlag>(["toolTimeoutMs", "idleTimeoutMs", "requestTimeoutMs", "responseTimeoutMs"]);
 
-export const AGENT_USAGE = `Usage: npm run agent -- [flags] "prompt"
-       npm run agent                      (on a terminal: interactive chat, Ctrl-D to leave)
+export const AGENT_USAGE = `Usage: ${commandLine("agent", '[flags] "prompt"')}
+       ${commandLine("agent").padEnd(34)} (on a terminal: interactive chat, Ctrl-D to leave)
 
 Flags (before or after the prompt):
   --model NAME          model to ask (default: $AGENT_MODEL, else gpt-4o-mini)

@@ -15,6 +15,7 @@ import { createToolExecutor } from "../runtime/execution/tool-executor.js";
 import { openTranscript, readTranscript, type TranscriptWriter } from "../runtime/loop/transcript.js";
 import { createAnswerOutput, type OutputStream } from "./answer-output.js";
 import { nonRegularFileProblem, NotRegularFileError } from "../runtime/workspace/regular-file.js";
+import { commandLine } from "../shared/package-layout.js";
 import { runInteractive } from "./interactive.js";
 import { AGENT_USAGE, parseAgentArgs, type AgentArgs } from "./parse-agent-args.js";
 import { colorsWanted, createProgressReporter } from "./progress-reporter.js";
@@ -51,7 +52,7 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
     stderr.write(`${message}\n`);
     return code;
   };
-  const usageError = (message: string) => fail(EXIT.usage, `error: ${message}\nRun npm run agent -- --help for usage.`);
+  const usageError = (message: string) => fail(EXIT.usage, `error: ${message}\nRun ${commandLine("agent", "--help")} for usage.`);
 
   const parsed = parseAgentArgs(io.argv);
   if (!parsed.ok) return usageError(parsed.error);
@@ -62,7 +63,7 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
   }
   const interactive = args.prompt === undefined;
   if (interactive && io.stdin.isTTY !== true) {
-    return usageError('no prompt given, and stdin is not a terminal for a chat. Pass the prompt: npm run agent -- "your question"');
+    return usageError(`no prompt given, and stdin is not a terminal for a chat. Pass the prompt: ${commandLine("agent", '"your question"')}`);
   }
   if (apiKey === "") {
     return usageError("OPENAI_API_KEY is not set. Set it (in the environment or in .env) to your key; for a local server that needs none, any value works.");

@@ -1,4 +1,5 @@
 import type { SchemasFile } from "../shared/schemas-file.js";
+import { commandLine } from "../shared/package-layout.js";
 
 /** What `--check` found: nothing (up to date) or the tools that differ and how. */
 export interface CheckResult {
@@ -30,7 +31,7 @@ export function describeCheck(result: CheckResult, shownFile: string): string {
     result.changed.length > 0 ? `changed: ${result.changed.join(", ")}` : "",
   ].filter((part) => part !== "");
   const what = parts.length > 0 ? parts.join("; ") : "no tool changed, but the recorded inputs differ";
-  return `${shownFile} is stale (${what}); run npm run gen`;
+  return `${shownFile} is stale (${what}); run ${commandLine("gen")}`;
 }
 
 /** Each tool's definition, binding, strict definition, output schema and annotations as one comparable string, by name. */

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { commandLine } from "../shared/package-layout.js";
 import type { Diagnostic } from "./diagnostic.js";
 
 export interface GenOptions {
@@ -10,7 +11,7 @@ export interface GenOptions {
   watch: boolean;
 }
 
-export const GEN_USAGE = `usage: npm run gen -- [--tools <dir>] [--out <file>] [--check | --watch]
+export const GEN_USAGE = `usage: ${commandLine("gen", "[--tools <dir>] [--out <file>] [--check | --watch]")}
   --tools <dir>  folder of tool files (default: tools)
   --out <file>   schemas file to write (default: generated/schemas.json)
   --check        write nothing; exit 1 naming the tools whose schemas changed

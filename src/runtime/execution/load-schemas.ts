@@ -1,13 +1,14 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { currentInputsHash } from "../../shared/inputs-hash.js";
+import { commandLine } from "../../shared/package-layout.js";
 import type { SchemasFile } from "../../shared/schemas-file.js";
 import { NotRegularFileError, readRegularFile } from "../workspace/regular-file.js";
 import { isRecord } from "./describe-json.js";
 
 export type LoadSchemasResult = { ok: true; schemas: SchemasFile } | { ok: false; error: { message: string } };
 
-const RUN_GEN = "run npm run gen";
+const RUN_GEN = `run ${commandLine("gen")}`;
 
 /**
  * Reads `generated/schemas.json` and refuses it when it is missing, unreadable, not a schemas file, or

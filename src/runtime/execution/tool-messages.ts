@@ -3,6 +3,7 @@
  * Each says what went wrong and what to do next, in a few lines; model-sent text inside is shortened.
  */
 import type { ParametersSchema } from "../../shared/schemas-file.js";
+import { commandLine } from "../../shared/package-layout.js";
 import { describeSchemaType, previewValue, shorten } from "./describe-json.js";
 import type { Conversion } from "./validate-arguments.js";
 
@@ -102,11 +103,11 @@ export function abortedMessage(tool: string): string {
 }
 
 export function loadFailedMessage(tool: string, file: string, problem: string): string {
-  return `The tool ${tool} could not be loaded from ${file}: ${shorten(problem, ERROR_CHARS)}. This is a setup problem, not an argument problem; run npm run gen if the tools changed.`;
+  return `The tool ${tool} could not be loaded from ${file}: ${shorten(problem, ERROR_CHARS)}. This is a setup problem, not an argument problem; run ${commandLine("gen")} if the tools changed.`;
 }
 
 export function schemaFailedMessage(tool: string, thrown: unknown): string {
-  return `The parameters schema of ${tool} could not be compiled (${describeThrown(thrown)}); the tool cannot be called until npm run gen writes a valid one.`;
+  return `The parameters schema of ${tool} could not be compiled (${describeThrown(thrown)}); the tool cannot be called until ${commandLine("gen")} writes a valid one.`;
 }
 
 export function unrenderableResultMessage(tool: string, thrown: unknown): string {
