@@ -5,6 +5,7 @@ import type { SchemasFile, ToolBinding, ToolDefinition } from "../../shared/sche
 import type { ToolCall } from "../loop/messages.js";
 import { bindArguments } from "./bind-arguments.js";
 import { callWithTimeout } from "./call-with-timeout.js";
+import { importToolModule } from "./import-tool-module.js";
 import { capContent, renderReturnValue } from "./format-tool-result.js";
 import { dropOptionalNulls } from "./null-as-absent.js";
 import { parseToolArguments } from "./parse-tool-arguments.js";
@@ -37,7 +38,7 @@ export interface ToolExecutorOptions {
   timeoutMs?: number;
   /** A result longer than this is cut to it, plus a note giving the original length. Default 50,000. */
   maxResultChars?: number;
-  /** Imports a tool module by file URL; tests substitute it. Default: dynamic `import()`. */
+  /** Imports a tool module by file URL; tests substitute it. Default: `importToolModule` (TypeScript tools, compiled or not). */
   importModule?: (url: string) => Promise<unknown>;
   /**
    * Offer the schemas file's `strictTools` (OpenAI's strict dialect, docs/agent.md) instead of `tools`;
@@ -91,7 +92,7 @@ interface ToolEntry {
  */
 export function createToolExecutor(options: ToolExecutorOptions): ToolRunner & PreparedToolExecutor {
   const { schemas, schemasDir, timeoutMs = 60_000, maxResultChars = DEFAULT_MAX_RESULT_CHARS } = options;
-  const importModule = options.importModule ?? ((url: string): Promise<unknown> => import(url));
+  const importModule = options.importModule ?? importToolModule;
   const entries = new Map<string, ToolEntry>();
   schemas.tools.forEach((definition, index) => {
     const binding = schemas.bindings[index];
@@ -133,7 +134,7 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolRunner & P
       if (modules.get(url) === loading) modules.delete(url);
       return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     }
-    const fn = typeof module === "object" && module !== null ? (module as Record<string, unknown>)[binding.exportName] : undefined;
+    const fn = exportedValue(module, binding.exportName);
     if (typeof fn !== "function") return `it has no exported function ${binding.exportName}`;
     entry.fn = fn as ToolFunction;
     return entry.fn;
@@ -235,4 +236,16 @@ function argumentsText(value: unknown): string {
 function suggestName(name: string, toolNames: readonly string[]): string | undefined {
   const wanted = name.trim().replace(/^functions[.:]/, "").toLowerCase();
   return toolNames.find((candidate) => candidate.toLowerCase() === wanted);
+}
+
+/**
+ * An export of an imported module. A CommonJS tool file (in a project without `"type": "module"`) arrives
+ * as a namespace whose `default` is its `module.exports`; its exports are looked up there too.
+ */
+function exportedValue(module: unknown, name: string): unknown {
+  if (typeof module !== "object" || module === null) return undefined;
+  const namespace = module as Record<string, unknown>;
+  if (name in namespace) return namespace[name];
+  const commonJs = namespace.default;
+  return typeof commonJs === "object" && commonJs !== null ? (commonJs as Record<string, unknown>)[name] : undefined;
 }
