@@ -18,10 +18,12 @@ const MAX_ENTRIES = 1000;
  * @readOnly
  * @openWorld false
  * @param dir The directory, relative to the workspace root ("." for the root itself), or an absolute path inside the workspace.
+ * @default "."
  * @param depth How many levels to list: 1 lists only the directory's own entries, 2 also the entries of its subdirectories, and so on.
  * @minimum 1
  * @maximum 10
  * @multipleOf 1
+ * @default 1
  */
 export async function list_files(dir = ".", depth = 1): Promise<string> {
   const { workspace, signal } = toolContext();

@@ -24,10 +24,12 @@ const MAX_RESULT_BYTES = 40_000;
  * @param offset How many lines to skip before the first line returned; 0 starts at the top of the file.
  * @minimum 0
  * @multipleOf 1
+ * @default 0
  * @param limit The most lines to return.
  * @minimum 1
  * @maximum 2000
  * @multipleOf 1
+ * @default 2000
  */
 export async function read_file(path: string, offset = 0, limit = 2000): Promise<string> {
   const { workspace, signal } = toolContext();

@@ -24,7 +24,9 @@ const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
  *
  * A function is a tool of the file that declares it: a re-export (`export * from "./a"`,
  * `export { g } from "../lib/g"`) is not a second tool. Re-exported from another tool file, it is that
- * file's tool already; re-exported from elsewhere, it is ignored with a warning.
+ * file's tool already; re-exported from other source code, it is ignored with a warning. A function of a
+ * compiled package, known by its declaration (`.d.ts`), is a tool of the tool file that re-exports it:
+ * `export { read_file } from "sigloop/tools"` is how a project takes sigloop's built-in tools.
  */
 export function discoverTools(sourceFile: SourceFile, toolFiles: ReadonlySet<string>): { tools: DiscoveredTool[]; diagnostics: Diagnostic[] } {
   const tools: DiscoveredTool[] = [];
@@ -40,15 +42,16 @@ export function discoverTools(sourceFile: SourceFile, toolFiles: ReadonlySet<str
     if (found?.fn === undefined) continue;
     const { declaration, fn } = found;
     const home = declaration.getSourceFile().getFilePath();
-    if (home !== file) {
+    if (home !== file && !declaration.getSourceFile().isDeclarationFile()) {
       if (!toolFiles.has(home)) {
         diagnostics.push(diagnosticAt(reExportOf(sourceFile, name), "warning",
           `"${name}" is re-exported from ${path.relative(path.dirname(file), home)}, which is not a tool file, so it is not a tool; a tool is a function exported by the tool file that declares it: move it here or wrap it in a function declared here`));
       }
       continue;
     }
-    if (Node.isFunctionDeclaration(fn) && fn.getOverloads().length > 0) {
-      diagnostics.push(diagnosticAt(fn.getOverloads()[0]!, "error",
+    const overload = firstOverload(fn);
+    if (overload !== undefined) {
+      diagnostics.push(diagnosticAt(overload, "error",
         `tool "${name}" is overloaded, and one tool has one parameters schema; give it a single signature (a union parameter type covers several call forms)`));
       continue;
     }
@@ -69,8 +72,19 @@ function reExportOf(sourceFile: SourceFile, name: string): Node {
   return named ?? exports.find((declaration) => declaration.isNamespaceExport()) ?? sourceFile;
 }
 
+/** The first of several signatures of `fn`, when it has more than one. */
+function firstOverload(fn: ToolFunction): Node | undefined {
+  if (!Node.isFunctionDeclaration(fn)) return undefined;
+  // A declaration (`.d.ts`) has no implementation: each signature is a body-less declaration.
+  if (fn.getSourceFile().isDeclarationFile()) return fn.getOverloads().length > 1 ? fn.getOverloads()[0] : undefined;
+  return fn.getOverloads()[0];
+}
+
 function toolFunctionOf(declaration: Node): ToolFunction | undefined {
-  if (Node.isFunctionDeclaration(declaration)) return declaration.isOverload() ? declaration.getImplementation() : declaration;
+  if (Node.isFunctionDeclaration(declaration)) {
+    if (declaration.getSourceFile().isDeclarationFile()) return declaration;
+    return declaration.isOverload() ? declaration.getImplementation() : declaration;
+  }
   if (Node.isVariableDeclaration(declaration)) {
     const initializer = declaration.getInitializer();
     if (Node.isArrowFunction(initializer) || Node.isFunctionExpression(initializer)) return initializer;

@@ -10,7 +10,7 @@ import { discoverTools } from "./discover-tools.js";
 import { SchemaEngine } from "./schema-engine.js";
 import { serializeSchemasFile } from "./serialize.js";
 import { compilerDiagnostics } from "./ts-diagnostics.js";
-import { createToolProject, isLocalSourceFile, needsNodeTypes } from "./tool-project.js";
+import { createToolProject, isLocalSourceFile, needsNodeTypes, sigloopPackageFiles } from "./tool-project.js";
 
 /** The outcome of one generation: the file to write (absent when there is an error) and every diagnostic. */
 export interface Generation {
@@ -190,7 +190,8 @@ export class ToolGenerator {
     tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const schemasDir = path.dirname(this.outFile);
     const toolsDir = relativePath(schemasDir, this.toolsDir) || ".";
-    const files = this.inputFiles().map((file) => relativePath(schemasDir, file)).sort();
+    const program = this.project.getProgram().compilerObject;
+    const files = [...this.inputFiles(), ...sigloopPackageFiles(program)].map((file) => relativePath(schemasDir, file)).sort();
     const hash = currentInputsHash(schemasDir, { toolsDir, files });
     if (hash === undefined) return { diagnostics: [{ severity: "error", message: "could not read the tool files back to hash them; is something deleting them?" }] };
     const definitions: ToolDefinition[] = tools.map((tool) => tool.built.definition);

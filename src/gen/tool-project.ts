@@ -1,6 +1,7 @@
 import { builtinModules, createRequire } from "node:module";
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { compiled, packageRoot } from "../shared/package-layout.js";
 import { Project, ts } from "./compiler.js";
 import { mentionsNodeGlobal } from "./node-globals.js";
 
@@ -82,4 +83,17 @@ export function isLocalSourceFile(fileName: string, program: ts.Program): boolea
   const sourceFile = program.getSourceFile(fileName);
   if (sourceFile === undefined) return false;
   return !program.isSourceFileDefaultLibrary(sourceFile) && !program.isSourceFileFromExternalLibrary(sourceFile) && !fileName.includes("/node_modules/");
+}
+
+/**
+ * The installed sigloop's own files that the tools were built from (the declarations of `sigloop` and
+ * `sigloop/tools` they import, and its package.json for the version), hashed with the local sources so that
+ * upgrading sigloop makes the schemas stale. None when running from this repository's sources, where those
+ * files are local sources already.
+ */
+export function sigloopPackageFiles(program: ts.Program): string[] {
+  if (!compiled) return [];
+  const dist = path.join(packageRoot, "dist") + path.sep;
+  const files = program.getSourceFiles().map((file) => path.resolve(file.fileName)).filter((file) => file.startsWith(dist));
+  return files.length === 0 ? [] : [...files, path.join(packageRoot, "package.json")];
 }
