@@ -1,25 +1,53 @@
 /**
- * Runs the demo: starts the scripted server in this process, then the real CLI (`node --import tsx scripts/agent.ts`)
- * as a child pointed at it with a dummy key, sharing this process's stdout and stderr, so the CLI sees
- * the user's terminal as it would when run by hand (on one terminal the answer appears once, as it
- * streams). The server says which mistake the scripted model makes as each request arrives, just after
- * the CLI's `turn N` line. Needs no key and no network. Regenerates the tool schemas first if they are
- * missing or stale, so a fresh clone works.
+ * Runs the demo: starts the scripted server in this process, then the real agent CLI as a child pointed at
+ * it with a dummy key, sharing this process's stdout and stderr, so the CLI sees the user's terminal as it
+ * would when run by hand (on one terminal the answer appears once, as it streams). The server says which
+ * mistake the scripted model makes as each request arrives, just after the CLI's `turn N` line. Needs no
+ * key and no network. Its workspace is sigloop's own folder (the model reads sigloop's README). From this
+ * repository the CLI is `node --import tsx scripts/agent.ts` over `generated/schemas.json`; installed, it
+ * is the compiled `sigloop agent` over the built-in tools' schemas that `npm pack` wrote into `dist/demo/`.
+ * Regenerates the schemas first if they are missing or stale, so a fresh clone works.
  */
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { colorsWanted } from "../cli/progress-reporter.js";
 import { loadSchemas } from "../runtime/execution/load-schemas.js";
 import { startScriptedServer } from "../scripted-server/scripted-server.js";
+import { commandLine, compiled, packageRoot } from "../shared/package-layout.js";
 import { DEMO_PROMPT, DEMO_STEPS } from "./demo-script.js";
 
 const DUMMY_KEY = "sk-demo-not-a-real-key";
 
-export async function runDemo(projectRoot: string): Promise<number> {
+/** How to run sigloop's own commands as child processes: node's arguments before the command's flags. */
+interface DemoCommands {
+  schemas: string;
+  gen: string[];
+  agent: string[];
+}
+
+function demoCommands(): DemoCommands {
+  if (compiled) {
+    const bin = path.join(packageRoot, "dist", "src", "bin", "sigloop.js");
+    const schemas = path.join(packageRoot, "dist", "demo", "schemas.json");
+    return {
+      schemas,
+      gen: [bin, "gen", "--tools", path.join(packageRoot, "dist", "demo", "tools"), "--out", schemas],
+      agent: [bin, "agent", "--schemas", schemas],
+    };
+  }
+  return {
+    schemas: path.join(packageRoot, "generated", "schemas.json"),
+    gen: ["--import", "tsx", path.join(packageRoot, "scripts", "gen.ts")],
+    agent: ["--import", "tsx", path.join(packageRoot, "scripts", "agent.ts")],
+  };
+}
+
+export async function runDemo(): Promise<number> {
   const say = (text: string) => process.stderr.write(`${text}\n`);
-  if (!loadSchemas(path.join(projectRoot, "generated", "schemas.json")).ok) {
-    say("demo: generating the tool schemas first (npm run gen)…");
-    const genCode = await runTsx(projectRoot, [path.join(projectRoot, "scripts", "gen.ts")], {});
+  const commands = demoCommands();
+  if (!loadSchemas(commands.schemas).ok) {
+    say(`demo: generating the tool schemas first (${commandLine("gen")})…`);
+    const genCode = await runNode(packageRoot, commands.gen, {});
     if (genCode !== 0) return genCode;
   }
   const colors = colorsWanted(process.stderr, process.env);
@@ -34,9 +62,9 @@ export async function runDemo(projectRoot: string): Promise<number> {
   say("sigloop demo: the model is SCRIPTED (a local fake server, no key, no network), and it makes each classic mistake once:");
   DEMO_STEPS.forEach((step, index) => say(`  ${index + 1}. ${step.mistake}`));
   say(`Watch the real agent CLI recover from each one below (progress on stderr; the answer alone on stdout when it is redirected).\n`);
-  say(`$ npm run agent -- "${DEMO_PROMPT}"\n`);
+  say(`$ ${commandLine("agent", `"${DEMO_PROMPT}"`)}\n`);
   try {
-    return await runTsx(projectRoot, [path.join(projectRoot, "scripts", "agent.ts"), "--workspace", projectRoot, DEMO_PROMPT], {
+    return await runNode(packageRoot, [...commands.agent, "--workspace", packageRoot, DEMO_PROMPT], {
       OPENAI_API_KEY: DUMMY_KEY,
       OPENAI_BASE_URL: server.baseURL,
       AGENT_MODEL: "scripted-demo-model",
@@ -46,9 +74,9 @@ export async function runDemo(projectRoot: string): Promise<number> {
   }
 }
 
-function runTsx(cwd: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+function runNode(cwd: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", ...args], {
+    const child = spawn(process.execPath, args, {
       cwd,
       env: { ...process.env, ...env, INIT_CWD: cwd },
       stdio: ["ignore", "inherit", "inherit"],

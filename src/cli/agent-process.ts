@@ -1,0 +1,58 @@
+/**
+ * The agent CLI as a process: reads `.env`, wires `process` (argv, streams, Ctrl-C) into `runAgentCli`
+ * and turns a bug into one line instead of a stack trace. Shared by `npm run agent` (scripts/agent.ts) and
+ * `sigloop agent` (src/bin/sigloop.ts), which differ only in where `.env` and the schemas are.
+ */
+import { existsSync } from "node:fs";
+import { scrubSecret } from "../runtime/model/model-errors.js";
+import { EXIT } from "./report-result.js";
+import { runAgentCli } from "./run-agent-cli.js";
+
+export interface AgentProcessOptions {
+  argv: readonly string[];
+  /** Where the user ran the command: relative paths in flags resolve against it. */
+  cwd: string;
+  /** Where `generated/schemas.json` is. */
+  projectRoot: string;
+  /** The `.env` file to read, if it exists. */
+  envFile: string;
+}
+
+/** After Ctrl-C the run ends within moments; a tool that ignores its signal must not keep the process alive. */
+const FORCED_EXIT_MS = 1500;
+
+/** Runs the agent CLI in this process and returns its exit code. */
+export async function runAgentProcess(options: AgentProcessOptions): Promise<number> {
+  const { envFile } = options;
+  // Node's loader keeps variables already set, so the real environment wins over .env.
+  if (existsSync(envFile)) {
+    try {
+      process.loadEnvFile(envFile);
+    } catch (error) {
+      process.stderr.write(`error: cannot read ${envFile} (${(error as NodeJS.ErrnoException).code ?? String(error)}); fix or remove it\n`);
+      return EXIT.usage;
+    }
+  }
+  return runAgentCli({
+    argv: options.argv,
+    env: process.env,
+    cwd: options.cwd,
+    projectRoot: options.projectRoot,
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    onInterrupt(handler) {
+      const onSignal = () => {
+        handler();
+        setTimeout(() => process.exit(130), FORCED_EXIT_MS).unref();
+        process.once("SIGINT", () => process.exit(130));
+      };
+      process.once("SIGINT", onSignal);
+      return () => process.off("SIGINT", onSignal);
+    },
+  }).catch((error: unknown) => {
+    const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    process.stderr.write(`internal error (a bug in sigloop, please report it): ${scrubSecret(text, process.env.OPENAI_API_KEY ?? "")}\n`);
+    return EXIT.internal;
+  });
+}
