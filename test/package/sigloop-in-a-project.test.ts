@@ -1,0 +1,260 @@
+/**
+ * The packed tarball installed in fresh projects, used the way its README says: `sigloop gen`, `agent`,
+ * `demo`, `--help`, `--version` from the project's folder; tools importing "sigloop" and re-exporting
+ * "sigloop/tools", type-checked by the project's own tsc (`tsc --init` defaults); the library from plain
+ * JavaScript. An ES module project with a tsconfig.json and a CommonJS project without one. Packed once.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEMO_ANSWER } from "../../src/demo/demo-script.js";
+import { startScriptedServer, type ScriptedServer } from "../../src/scripted-server/scripted-server.js";
+import type { SchemasFile } from "../../src/shared/schemas-file.js";
+import { SENTINEL_API_KEY } from "../support/sentinel-key.js";
+import { binPath, createProject, packSigloop, repoRoot, run, writeFiles, type ProcessResult } from "./installed-sigloop.js";
+
+const SLOW = 240_000;
+
+/** A tool that reports the workspace its `toolContext()` sees, and a shared type from a sibling file. */
+const whereTool = (typesImport: string) => `import { toolContext } from "sigloop";
+import type { Greeting } from "${typesImport}";
+
+/**
+ * Say which workspace this call runs in.
+ * @param greeting How to start the answer.
+ */
+export function where(greeting: Greeting): string {
+  const { workspace, signal } = toolContext();
+  return \`\${greeting.word} \${workspace} aborted=\${signal.aborted}\`;
+}
+`;
+const greetingType = `export interface Greeting {
+  /** The word to start with. */
+  word: string;
+}
+`;
+const builtIns = `export { read_file, list_files } from "sigloop/tools";\n`;
+
+const repoSchemas = JSON.parse(readFileSync(path.join(repoRoot, "generated", "schemas.json"), "utf8")) as SchemasFile;
+const definitionOf = (file: SchemasFile, name: string) => file.tools.find((tool) => tool.function.name === name);
+
+let tarball: string;
+let server: ScriptedServer;
+
+beforeAll(async () => {
+  tarball = await packSigloop();
+  server = await startScriptedServer({ script: [] });
+}, SLOW);
+
+afterAll(async () => {
+  await server?.close();
+});
+
+function sigloop(project: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<ProcessResult> {
+  return run(binPath(project), args, {
+    cwd: project,
+    env: { PATH: process.env.PATH, NO_COLOR: "1", ...env },
+  });
+}
+
+/** One scripted conversation: the model calls `where` and `read_file`, then answers. */
+async function scriptedAgentRun(project: string, args: readonly string[], env: NodeJS.ProcessEnv) {
+  server.setScript([
+    { toolCalls: [
+      { id: "call_1", name: "where", arguments: '{"greeting":{"word":"hello"}}' },
+      { id: "call_2", name: "read_file", arguments: '{"path":"note.txt"}' },
+    ] },
+    { content: "done" },
+  ]);
+  const before = server.requests.length;
+  const result = await sigloop(project, ["agent", ...args, "What is here?"], env);
+  const last = server.requests.at(-1);
+  const toolResults = server.requests.length > before && last !== undefined
+    ? (last.body.messages as { role: string; content: string }[]).filter((message) => message.role === "tool").map((message) => message.content)
+    : [];
+  return { ...result, toolResults };
+}
+
+const serverEnv = () => ({ OPENAI_API_KEY: SENTINEL_API_KEY, OPENAI_BASE_URL: server.baseURL });
+
+describe("an ES module project with tsc --init's tsconfig.json", () => {
+  let project: string;
+  beforeAll(async () => {
+    project = await createProject(tarball, "module");
+    const init = await run(process.execPath, [path.join(project, "node_modules", "typescript", "bin", "tsc"), "--init"], { cwd: project });
+    expect(init.code).toBe(0);
+    writeFiles(project, {
+      "tools/where.ts": whereTool("./types.js"),
+      "tools/types.ts": greetingType,
+      "tools/built_in.ts": builtIns,
+      "workspace/note.txt": "a note\n",
+      // Real types, not `any`: a wrong use must be a type error.
+      "src/uses-types.ts": `import { createAgent, toolContext } from "sigloop";
+// @ts-expect-error the workspace is a string
+export const wrong: number = toolContext().workspace;
+type IsAny<T> = 0 extends 1 & T ? true : false;
+export const agentIsNotAny: IsAny<typeof createAgent> = false;
+`,
+    });
+  }, SLOW);
+
+  it("the project's own tsc type-checks tools importing sigloop under module nodenext, strict, exactOptionalPropertyTypes", async () => {
+    const tsconfig = readFileSync(path.join(project, "tsconfig.json"), "utf8");
+    expect(tsconfig).toMatch(/"module": "nodenext"/);
+    expect(tsconfig).toMatch(/"exactOptionalPropertyTypes": true/);
+    const tsc = await run(process.execPath, [path.join(project, "node_modules", "typescript", "bin", "tsc"), "--noEmit", "-p", "."], { cwd: project });
+    expect(tsc.stdout + tsc.stderr).toBe("");
+    expect(tsc.code).toBe(0);
+  }, SLOW);
+
+  it("sigloop gen writes generated/schemas.json; the re-exported built-ins have this repository's schemas", async () => {
+    const gen = await sigloop(project, ["gen"]);
+    expect(gen.stderr).toBe("");
+    expect(gen.stdout).toBe("gen: 3 tools → generated/schemas.json\n");
+    expect(gen.code).toBe(0);
+    const schemas = JSON.parse(readFileSync(path.join(project, "generated", "schemas.json"), "utf8")) as SchemasFile;
+    expect(schemas.tools.map((tool) => tool.function.name)).toEqual(["list_files", "read_file", "where"]);
+    for (const name of ["read_file", "list_files"]) expect(definitionOf(schemas, name)).toEqual(definitionOf(repoSchemas, name));
+    expect(schemas.bindings.find((binding) => binding.name === "read_file")?.file).toBe("../tools/built_in.ts");
+    expect((await sigloop(project, ["gen", "--check"])).code).toBe(0);
+  }, SLOW);
+
+  it("sigloop agent runs the project's TypeScript tools, which share the runtime's toolContext (the workspace flag)", async () => {
+    const workspace = path.join(project, "workspace");
+    const result = await scriptedAgentRun(project, ["--workspace", "workspace"], serverEnv());
+    expect(result.stderr).not.toContain(SENTINEL_API_KEY);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe("done\n");
+    expect(result.toolResults).toEqual([`hello ${workspace} aborted=false`, "a note\n"]);
+  }, SLOW);
+
+  it("the library works from plain JavaScript (node app.mjs), loading TypeScript tools itself", async () => {
+    writeFiles(project, {
+      "app.mjs": `import path from "node:path";
+import { createToolExecutor, loadSchemas } from "sigloop";
+const file = path.resolve("generated/schemas.json");
+const loaded = loadSchemas(file);
+if (!loaded.ok) throw new Error(loaded.error.message);
+const executor = createToolExecutor({ schemas: loaded.schemas, schemasDir: path.dirname(file) });
+const outcome = await executor.execute(
+  { id: "1", type: "function", function: { name: "where", arguments: '{"greeting":{"word":"hi"}}' } },
+  { workspace: "/the/workspace", signal: new AbortController().signal },
+);
+console.log(outcome.status, outcome.content);
+`,
+    });
+    const app = await run(process.execPath, ["app.mjs"], { cwd: project });
+    expect(app.stderr).toBe("");
+    expect(app.stdout).toBe("ok hi /the/workspace aborted=false\n");
+  }, SLOW);
+});
+
+describe("a CommonJS project without a tsconfig.json", () => {
+  let project: string;
+  beforeAll(async () => {
+    project = await createProject(tarball, "commonjs");
+    writeFiles(project, {
+      "tools/where.ts": whereTool("./types"),
+      "tools/types.ts": greetingType,
+      "tools/built_in.ts": builtIns,
+      "tools/uses_node.ts": `import { readFileSync } from "node:fs";
+
+/**
+ * The project's name, from its package.json.
+ * @param file The package.json to read.
+ */
+export function project_name(file: string = "package.json"): string {
+  return (JSON.parse(readFileSync(file, "utf8")) as { name: string }).name + " " + process.platform.length;
+}
+`,
+      "workspace/note.txt": "a note\n",
+    });
+  }, SLOW);
+
+  it("sigloop gen finds Node's typings with no @types/node of the project's own, and --check agrees", async () => {
+    const gen = await sigloop(project, ["gen"]);
+    expect(gen.stderr).toBe("");
+    expect(gen.stdout).toBe("gen: 4 tools → generated/schemas.json\n");
+    expect(gen.code).toBe(0);
+    const schemas = JSON.parse(readFileSync(path.join(project, "generated", "schemas.json"), "utf8")) as SchemasFile;
+    for (const name of ["read_file", "list_files"]) expect(definitionOf(schemas, name)).toEqual(definitionOf(repoSchemas, name));
+    expect((await sigloop(project, ["gen", "--check"])).code).toBe(0);
+  }, SLOW);
+
+  it("sigloop agent reads .env from the working directory and runs CommonJS tools sharing the runtime's toolContext", async () => {
+    writeFiles(project, { ".env": `OPENAI_API_KEY=${SENTINEL_API_KEY}\nOPENAI_BASE_URL=${server.baseURL}\n` });
+    const workspace = path.join(project, "workspace");
+    const result = await scriptedAgentRun(project, ["--workspace", "workspace"], {});
+    expect(result.stderr).not.toContain(SENTINEL_API_KEY);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe("done\n");
+    expect(result.toolResults).toEqual([`hello ${workspace} aborted=false`, "a note\n"]);
+  }, SLOW);
+
+  it("a type error in a tool: sigloop gen reports it at file:line:col, writes nothing and exits 1", async () => {
+    writeFiles(project, {
+      "broken/bad.ts": `/**
+ * Doubles a number.
+ * @param n The number.
+ */
+export function double(n: number): number {
+  const text: string = n * 2;
+  return text;
+}
+`,
+    });
+    const gen = await sigloop(project, ["gen", "--tools", "broken", "--out", "broken.json"]);
+    expect(gen.code).toBe(1);
+    expect(gen.stderr).toContain("broken/bad.ts:6:9 error: Type 'number' is not assignable to type 'string'.");
+    expect(gen.stderr).toContain("nothing written");
+  }, SLOW);
+
+  it("require('sigloop') (Node 20.19 and later) and import('sigloop') (any supported Node) from CommonJS", async () => {
+    writeFiles(project, {
+      "app.cjs": `const [major, minor] = process.versions.node.split(".").map(Number);
+const required = major > 20 || (major === 20 && minor >= 19) ? typeof require("sigloop").createAgent : "function";
+import("sigloop").then((sigloop) => console.log(required, typeof sigloop.createAgent, typeof sigloop.toolContext));
+`,
+    });
+    const app = await run(process.execPath, ["app.cjs"], { cwd: project });
+    expect(app.stdout).toBe("function function function\n");
+    expect(app.code).toBe(0);
+  }, SLOW);
+
+  it("upgrading sigloop makes schemas that depend on it stale: sigloop agent exits 5 naming sigloop gen", async () => {
+    const manifest = path.join(project, "node_modules", "sigloop", "package.json");
+    const original = readFileSync(manifest, "utf8");
+    try {
+      writeFileSync(manifest, original.replace(/"version": "[^"]+"/, '"version": "99.0.0"'));
+      const result = await sigloop(project, ["agent", "hi"]);
+      expect(result.code).toBe(5);
+      expect(result.stderr).toContain("out of date");
+      expect(result.stderr).toContain("Run npx sigloop gen to regenerate it.");
+      expect((await sigloop(project, ["gen", "--check"])).code).toBe(1);
+    } finally {
+      writeFileSync(manifest, original);
+    }
+  }, SLOW);
+
+  it("sigloop demo: the scripted model's mistakes and the answer, with nothing else installed", async () => {
+    const demo = await sigloop(project, ["demo"]);
+    expect(demo.stderr).toContain("the model is SCRIPTED");
+    expect(demo.stderr).toContain('$ npx sigloop agent "');
+    expect(demo.stderr).toContain("answered after 7 turns");
+    expect(demo.stdout).toBe(`${DEMO_ANSWER}\n`);
+    expect(demo.code).toBe(0);
+  }, SLOW);
+
+  it("sigloop --help lists the commands, --version prints the version, an unknown command exits 2", async () => {
+    const help = await sigloop(project, ["--help"]);
+    expect(help.code).toBe(0);
+    for (const command of ["gen", "agent", "demo"]) expect(help.stdout).toMatch(new RegExp(`^  ${command} `, "m"));
+    const version = await sigloop(project, ["--version"]);
+    expect(version.stdout).toBe(`${(JSON.parse(readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string }).version}\n`);
+    const unknown = await sigloop(project, ["frobnicate"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown command "frobnicate"');
+    const agentHelp = await sigloop(project, ["agent", "--help"]);
+    expect(agentHelp.stdout).toContain('Usage: npx sigloop agent [flags] "prompt"');
+  }, SLOW);
+});
