@@ -70,7 +70,7 @@ async function scriptedAgentRun(project: string, args: readonly string[], env: N
   const result = await sigloop(project, ["agent", ...args, "What is here?"], env);
   const last = server.requests.at(-1);
   const toolResults = server.requests.length > before && last !== undefined
-    ? (last.body.messages as { role: string; content: string }[]).filter((message) => message.role === "tool").map((message) => message.content)
+    ? ((last.body?.messages ?? []) as { role: string; content: string }[]).filter((message) => message.role === "tool").map((message) => message.content)
     : [];
   return { ...result, toolResults };
 }
