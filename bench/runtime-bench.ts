@@ -5,8 +5,10 @@
  *   validator at start-up would cost (the executor compiles each on first use instead).
  * - The loop's overhead per turn in process (an extra row) over the scripted server (zero latency, 200 tool-call turns), against the
  *   `openai` SDK's own `chat.completions.runTools` and a bare `create` loop doing the same work.
- * - Start-up to the first request of `tsx scripts/agent.ts`, with the default tools and with 100 more,
- *   against a floor: tsx running a file that only imports `openai` and sends one request.
+ * - Start-up to the first request of scripts/agent.ts as `npm run agent` starts it, with the default tools and 100 more,
+ *   and of the installed package's compiled bin (`npm pack`, installed into a fresh project, run as
+ *   `node_modules/.bin/sigloop agent`), against a floor: tsx running a file that only imports `openai` and
+ *   sends one request (and, for reference, plain node doing the same).
  */
 import { spawn } from "node:child_process";
 import { setMaxListeners } from "node:events";
@@ -25,6 +27,7 @@ import type { SchemasFile, ToolDefinition } from "../src/shared/schemas-file.js"
 import { startScriptedServer, type ScriptedServer, type ScriptStep } from "../src/scripted-server/scripted-server.js";
 import { runAgentAsUsersRun } from "./agent-process-bench.js";
 import { npmScriptArgs } from "./npm-script.js";
+import { binPath, createProject, packSigloop, run as runProcess, writeFiles } from "../test/package/installed-sigloop.js";
 import { median, printTable } from "./table.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -318,15 +321,11 @@ async function benchLoop(work: string): Promise<void> {
   }
 }
 
-/**
- * Milliseconds from spawning `file args` the way `npm run agent` starts scripts/agent.ts (so the floor
- * pays the same TypeScript loader) to the scripted server receiving its first request.
- */
-async function timeToFirstRequest(server: ScriptedServer, file: string, args: readonly string[], cwd: string): Promise<number> {
+/** Milliseconds from spawning `command` (the executable, then its arguments) to the scripted server receiving its first request. */
+async function timeToFirstRequest(server: ScriptedServer, command: readonly string[], cwd: string): Promise<number> {
   const before = server.requests.length;
   const start = performance.now();
-  const launcher = npmScriptArgs(root, "agent").slice(0, -1);
-  const child = spawn(process.execPath, [...launcher, file, ...args], {
+  const child = spawn(command[0]!, command.slice(1), {
     cwd,
     env: { ...process.env, OPENAI_API_KEY: BENCH_KEY, OPENAI_BASE_URL: server.baseURL, AGENT_MODEL: "bench", NO_COLOR: "1" },
     stdio: ["ignore", "ignore", "pipe"],
@@ -338,8 +337,18 @@ async function timeToFirstRequest(server: ScriptedServer, file: string, args: re
   const first = await Promise.race([arrived, exited.then(() => undefined)]);
   const code = await exited;
   const ms = first ?? (server.requests.length > before ? await arrived : undefined);
-  if (code !== 0 || ms === undefined) throw new Error(`${path.basename(file)} exited with ${code} before a request: ${stderr.slice(0, 500)}`);
+  if (code !== 0 || ms === undefined) throw new Error(`${command.map((part) => path.basename(part)).join(" ")} exited with ${code} before a request: ${stderr.slice(0, 500)}`);
   return ms;
+}
+
+/** The packed tarball installed into a fresh ES module project whose one tool file re-exports the built-in tools, generated. */
+async function installedProject(): Promise<string> {
+  log("packing sigloop and installing it into a fresh project");
+  const project = await createProject(await packSigloop(), "module");
+  writeFiles(project, { "tools/built_in.ts": `export { get_time, list_files, read_file } from "sigloop/tools";\n` });
+  const gen = await runProcess(binPath(project), ["gen"], { cwd: project });
+  if (gen.code !== 0) throw new Error(`sigloop gen in the installed project failed: ${gen.stderr}`);
+  return project;
 }
 
 async function benchStartup(work: string, defaultSchemas: string, extendedSchemas: string): Promise<void> {
@@ -354,12 +363,21 @@ async function benchStartup(work: string, defaultSchemas: string, extendedSchema
       ``,
     ].join("\n"),
   );
+  const plainFloorFile = path.join(work, "floor.mjs");
+  writeFileSync(plainFloorFile, readFileSync(floorFile, "utf8"));
+  const project = await installedProject();
   const agentFile = path.join(root, "scripts", "agent.ts");
-  const agentArgs = (schemas: string) => ["--schemas", schemas, "--no-stream", "--max-turns", "1", "hi"];
+  const runArgs = ["--no-stream", "--max-turns", "1", "hi"];
+  const agentArgs = (schemas: string) => ["--schemas", schemas, ...runArgs];
+  // The way `npm run agent` starts scripts/agent.ts, so the floor pays the same TypeScript loader.
+  const launcher = npmScriptArgs(root, "agent").slice(0, -1);
+  const tsx = (file: string, args: readonly string[] = []) => [process.execPath, ...launcher, file, ...args];
   const variants: [string, () => Promise<number>][] = [
-    ["floor: tsx, import openai, one request", () => timeToFirstRequest(server, floorFile, [], work)],
-    ["sigloop agent, default tools", () => timeToFirstRequest(server, agentFile, agentArgs(defaultSchemas), work)],
-    [`sigloop agent, default + ${EXTRA_TOOLS} tools`, () => timeToFirstRequest(server, agentFile, agentArgs(extendedSchemas), work)],
+    ["floor: tsx, import openai, one request", () => timeToFirstRequest(server, tsx(floorFile), work)],
+    ["sigloop agent, default tools", () => timeToFirstRequest(server, tsx(agentFile, agentArgs(defaultSchemas)), work)],
+    [`sigloop agent, default + ${EXTRA_TOOLS} tools`, () => timeToFirstRequest(server, tsx(agentFile, agentArgs(extendedSchemas)), work)],
+    ["installed bin, compiled: node_modules/.bin/sigloop agent, built-in tools (target ≤ 0.6x)", () => timeToFirstRequest(server, [binPath(project), "agent", ...runArgs], project)],
+    ["reference: plain node, import openai, one request", () => timeToFirstRequest(server, [process.execPath, plainFloorFile], work)],
   ];
   const times = new Map<string, number[]>(variants.map(([name]) => [name, []]));
   try {
