@@ -29,6 +29,13 @@ export const COMMANDS: Record<string, Command> = {
       return runAgentProcess({ argv, cwd, projectRoot: cwd, envFile: path.join(cwd, ".env") });
     },
   },
+  mcp: {
+    summary: "serve the tools over MCP (stdio) to a client: sigloop mcp --workspace DIR (sigloop mcp --help)",
+    async run(argv) {
+      const { runMcpProcess } = await import("../mcp/mcp-process.js");
+      return runMcpProcess({ argv, cwd: process.cwd(), projectRoot: process.cwd() });
+    },
+  },
   demo: {
     summary: "watch a scripted model make every classic mistake and the loop recover (no key, no network)",
     async run() {

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The `sigloop` bin of the installed package: `sigloop gen | agent | demo`, `--help`, `--version`. It runs
+ * The `sigloop` bin of the installed package: `sigloop gen | agent | mcp | demo`, `--help`, `--version`. It runs
  * in the user's project: the working directory is where the command was run, `.env` is read from there, and
  * each subcommand takes the flags and gives the exit codes of this repository's `npm run` script of that name.
  */

@@ -18,8 +18,10 @@ import { fileURLToPath } from "node:url";
 import type { SchemasFile } from "../shared/schemas-file.js";
 import { loadSchemas } from "../runtime/execution/load-schemas.js";
 import { createToolExecutor, DEFAULT_MAX_RESULT_CHARS, type ToolRunner } from "../runtime/execution/tool-executor.js";
+import { importToolModule } from "../runtime/execution/import-tool-module.js";
 import { createAjv } from "../runtime/execution/validate-arguments.js";
 import { toolResult, type OutputCheck } from "./tool-result.js";
+import { commandLine } from "../shared/package-layout.js";
 
 export interface McpServerOptions {
   /** The schemas file; reloads read it again. */
@@ -84,7 +86,7 @@ export function createMcpServer(options: McpServerOptions): McpServerHandle {
       schemasDir: path.dirname(schemasPath),
       maxResultChars,
       ...(options.toolTimeoutMs !== undefined ? { timeoutMs: options.toolTimeoutMs } : {}),
-      importModule: (url) => (reload === 0 ? import(url) : importAgain(url, reload)),
+      importModule: (url) => (reload === 0 ? importToolModule(url) : importAgain(url, reload)),
     });
     const list = schemas.tools.map(({ function: { name, description, parameters } }): Tool => {
       const outputSchema = schemas.outputs?.[name];
@@ -135,7 +137,7 @@ export function createMcpServer(options: McpServerOptions): McpServerHandle {
     try {
       output = run.status === "ok" ? await outputCheck(set, name) : undefined;
     } catch (error) {
-      return { content: [{ type: "text", text: `The output schema of ${name} could not be compiled (${String(error)}); run npm run gen to write a valid one.` }], isError: true };
+      return { content: [{ type: "text", text: `The output schema of ${name} could not be compiled (${String(error)}); run ${commandLine("gen")} to write a valid one.` }], isError: true };
     }
     return toolResult(name, run, output, maxResultChars);
   }
@@ -177,5 +179,5 @@ const requireCache = createRequire(import.meta.url).cache;
  */
 function importAgain(url: string, reload: number): Promise<unknown> {
   delete requireCache[fileURLToPath(url)];
-  return import(`${url}?reload=${reload}`);
+  return importToolModule(`${url}?reload=${reload}`);
 }

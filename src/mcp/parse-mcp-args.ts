@@ -4,6 +4,7 @@
  * by the agent's own parser; this module only keeps out what `mcp` does not take (other flags, a prompt).
  */
 import { parseAgentArgs } from "../cli/parse-agent-args.js";
+import { commandLine, compiled } from "../shared/package-layout.js";
 
 export interface McpArgs {
   schemas?: string;
@@ -14,10 +15,10 @@ export interface McpArgs {
 
 const VALUE_FLAGS = new Set(["--schemas", "--workspace", "--tool-timeout"]);
 
-export const MCP_USAGE = `Usage: npm run --silent mcp -- --workspace DIR [flags]
+export const MCP_USAGE = `Usage: ${compiled ? "npx sigloop mcp" : "npm run --silent mcp --"} --workspace DIR [flags]
 
 Serves the tools in generated/schemas.json to an MCP client over stdio (stdout carries protocol
-messages only; logs go to stderr). Use --silent: npm's own banner on stdout would corrupt the stream.
+messages only; logs go to stderr).${compiled ? "" : " Use --silent: npm's own banner on stdout would corrupt the stream."}
 
 Flags:
   --workspace DIR       the only directory tools may touch (required: clients start servers from / or ~)
@@ -25,13 +26,13 @@ Flags:
   --tool-timeout MS     how long one tool call may run (default 60000)
   --help                this text
 
-Exit codes: 0 stdin closed, 2 usage or setup error, 5 schemas missing or stale (run npm run gen),
+Exit codes: 0 stdin closed, 2 usage or setup error, 5 schemas missing or stale (run ${commandLine("gen")}),
             130 SIGINT, 143 SIGTERM, 70 internal error (a bug in sigloop).`;
 
 export function parseMcpArgs(argv: readonly string[]): { ok: true; args: McpArgs } | { ok: false; error: string } {
   for (let i = 0; i < argv.length; i += 1) {
     const token = argv[i] ?? "";
-    if (!token.startsWith("-") || token === "--") return { ok: false, error: `npm run mcp takes flags only, got ${JSON.stringify(token)}` };
+    if (!token.startsWith("-") || token === "--") return { ok: false, error: `${commandLine("mcp")} takes flags only, got ${JSON.stringify(token)}` };
     const name = token.includes("=") ? token.slice(0, token.indexOf("=")) : token;
     if (name !== "--help" && !VALUE_FLAGS.has(name)) return { ok: false, error: `unknown flag ${name}` };
     if (VALUE_FLAGS.has(name) && !token.includes("=")) i += 1;

@@ -8,6 +8,7 @@ import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { EXIT } from "../cli/report-result.js";
 import { loadSchemas } from "../runtime/execution/load-schemas.js";
+import { commandLine, packageRoot } from "../shared/package-layout.js";
 import { createMcpServer } from "./create-mcp-server.js";
 import { divertStdout } from "./divert-stdout.js";
 import { createLineFraming } from "./line-framing.js";
@@ -20,7 +21,7 @@ export interface McpCliEnvironment {
   argv: readonly string[];
   /** The directory the user ran the command from (relative paths in flags are resolved against it). */
   cwd: string;
-  /** The project root: its `generated/schemas.json` is the default `--schemas`, its package.json names the version. */
+  /** The project root: its `generated/schemas.json` is the default `--schemas`. */
   projectRoot: string;
   stdin: NodeJS.ReadableStream;
   /** Protocol messages only: while serving, its `write` is diverted to stderr for everyone else. */
@@ -35,7 +36,7 @@ const SIGNAL_EXIT: Record<StopSignal, number> = { SIGINT: EXIT.interrupted, SIGT
 export async function runMcpCli(io: McpCliEnvironment): Promise<number> {
   const log = (line: string): void => void io.stderr.write(`${line}\n`);
   const usageError = (message: string): number => {
-    log(`error: ${message}\nRun npm run mcp -- --help for usage.`);
+    log(`error: ${message}\nRun ${commandLine("mcp", "--help")} for usage.`);
     return EXIT.usage;
   };
   const parsed = parseMcpArgs(io.argv);
@@ -63,7 +64,7 @@ export async function runMcpCli(io: McpCliEnvironment): Promise<number> {
     schemas: loaded.schemas,
     workspace,
     log,
-    info: { name: "sigloop", version: packageVersion(io.projectRoot) },
+    info: { name: "sigloop", version: packageVersion(packageRoot) },
     ...(args.toolTimeoutMs !== undefined ? { toolTimeoutMs: args.toolTimeoutMs } : {}),
   });
   handle.server.onerror = (error) => log(`mcp: ${error.message}`);
@@ -73,7 +74,7 @@ export async function runMcpCli(io: McpCliEnvironment): Promise<number> {
   const ended = new Promise<number>((resolve) => (finish = resolve));
   handle.server.onclose = () => finish(EXIT.answer);
   const stopListening = io.onStopSignal((signal) => finish(SIGNAL_EXIT[signal]));
-  const stopWatching = watchFile(schemasPath, () => void handle.reload(), (error) => log(`mcp: cannot watch ${schemasPath} for changes (${error.message}); restart the server after npm run gen`));
+  const stopWatching = watchFile(schemasPath, () => void handle.reload(), (error) => log(`mcp: cannot watch ${schemasPath} for changes (${error.message}); restart the server after ${commandLine("gen")}`));
 
   await handle.server.connect(transport);
   log(`mcp: serving ${loaded.schemas.tools.length} tools from ${schemasPath} (workspace ${workspace})`);
@@ -93,9 +94,10 @@ function isDirectory(dir: string): boolean {
   }
 }
 
-function packageVersion(projectRoot: string): string {
+/** sigloop's own version (the server's, whichever project it serves). */
+function packageVersion(root: string): string {
   try {
-    const { version } = JSON.parse(readFileSync(path.join(projectRoot, "package.json"), "utf8")) as { version?: unknown };
+    const { version } = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { version?: unknown };
     return typeof version === "string" ? version : "0.0.0";
   } catch {
     return "0.0.0";
