@@ -1,11 +1,13 @@
 /**
  * The packed tarball installed in fresh projects, used the way its README says: `sigloop gen`, `agent`,
- * `demo`, `--help`, `--version` from the project's folder; tools importing "sigloop" and re-exporting
+ * `mcp`, `demo`, `--help`, `--version` from the project's folder; tools importing "sigloop" and re-exporting
  * "sigloop/tools", type-checked by the project's own tsc (`tsc --init` defaults); the library from plain
  * JavaScript. An ES module project with a tsconfig.json and a CommonJS project without one. Packed once.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_ANSWER } from "../../src/demo/demo-script.js";
 import { startScriptedServer, type ScriptedServer } from "../../src/scripted-server/scripted-server.js";
@@ -191,6 +193,27 @@ export function project_name(file: string = "package.json"): string {
     expect(result.toolResults).toEqual([`hello ${workspace} aborted=false`, "a note\n"]);
   }, SLOW);
 
+  it("sigloop mcp serves the project's tools to an MCP client: tools/list, and a CommonJS tool call sharing toolContext", async () => {
+    const transport = new StdioClientTransport({
+      command: binPath(project),
+      args: ["mcp", "--workspace", "workspace"],
+      cwd: project,
+      env: { PATH: process.env.PATH ?? "" },
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "packaging-test", version: "1.0.0" });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name).sort()).toEqual(["list_files", "project_name", "read_file", "where"]);
+      expect(client.getServerVersion()?.version).toBe((JSON.parse(readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string }).version);
+      const result = await client.callTool({ name: "where", arguments: { greeting: { word: "hello" } } });
+      expect(result.content).toEqual([{ type: "text", text: `hello ${path.join(project, "workspace")} aborted=false` }]);
+    } finally {
+      await client.close();
+    }
+  }, SLOW);
+
   it("a type error in a tool: sigloop gen reports it at file:line:col, writes nothing and exits 1", async () => {
     writeFiles(project, {
       "broken/bad.ts": `/**
@@ -248,7 +271,7 @@ import("sigloop").then((sigloop) => console.log(required, typeof sigloop.createA
   it("sigloop --help lists the commands, --version prints the version, an unknown command exits 2", async () => {
     const help = await sigloop(project, ["--help"]);
     expect(help.code).toBe(0);
-    for (const command of ["gen", "agent", "demo"]) expect(help.stdout).toMatch(new RegExp(`^  ${command} `, "m"));
+    for (const command of ["gen", "agent", "mcp", "demo"]) expect(help.stdout).toMatch(new RegExp(`^  ${command} `, "m"));
     const version = await sigloop(project, ["--version"]);
     expect(version.stdout).toBe(`${(JSON.parse(readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string }).version}\n`);
     const unknown = await sigloop(project, ["frobnicate"]);
