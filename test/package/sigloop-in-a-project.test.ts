@@ -77,6 +77,17 @@ async function scriptedAgentRun(project: string, args: readonly string[], env: N
   return { ...result, toolResults };
 }
 
+/** `sigloop gen` with no diagnostic at all; the re-exported built-ins must have this repository's schemas. */
+async function generateCleanly(project: string, toolCount: number): Promise<SchemasFile> {
+  const gen = await sigloop(project, ["gen"]);
+  expect(gen.stderr).toBe("");
+  expect(gen.stdout).toBe(`gen: ${toolCount} tools → generated/schemas.json\n`);
+  expect(gen.code).toBe(0);
+  const schemas = JSON.parse(readFileSync(path.join(project, "generated", "schemas.json"), "utf8")) as SchemasFile;
+  for (const name of ["read_file", "list_files"]) expect(definitionOf(schemas, name)).toEqual(definitionOf(repoSchemas, name));
+  return schemas;
+}
+
 const serverEnv = () => ({ OPENAI_API_KEY: SENTINEL_API_KEY, OPENAI_BASE_URL: server.baseURL });
 
 describe("an ES module project with tsc --init's tsconfig.json", () => {
@@ -110,13 +121,8 @@ export const agentIsNotAny: IsAny<typeof createAgent> = false;
   }, SLOW);
 
   it("sigloop gen writes generated/schemas.json; the re-exported built-ins have this repository's schemas", async () => {
-    const gen = await sigloop(project, ["gen"]);
-    expect(gen.stderr).toBe("");
-    expect(gen.stdout).toBe("gen: 3 tools → generated/schemas.json\n");
-    expect(gen.code).toBe(0);
-    const schemas = JSON.parse(readFileSync(path.join(project, "generated", "schemas.json"), "utf8")) as SchemasFile;
+    const schemas = await generateCleanly(project, 3);
     expect(schemas.tools.map((tool) => tool.function.name)).toEqual(["list_files", "read_file", "where"]);
-    for (const name of ["read_file", "list_files"]) expect(definitionOf(schemas, name)).toEqual(definitionOf(repoSchemas, name));
     expect(schemas.bindings.find((binding) => binding.name === "read_file")?.file).toBe("../tools/built_in.ts");
     expect((await sigloop(project, ["gen", "--check"])).code).toBe(0);
   }, SLOW);
@@ -174,12 +180,7 @@ export function project_name(file: string = "package.json"): string {
   }, SLOW);
 
   it("sigloop gen finds Node's typings with no @types/node of the project's own, and --check agrees", async () => {
-    const gen = await sigloop(project, ["gen"]);
-    expect(gen.stderr).toBe("");
-    expect(gen.stdout).toBe("gen: 4 tools → generated/schemas.json\n");
-    expect(gen.code).toBe(0);
-    const schemas = JSON.parse(readFileSync(path.join(project, "generated", "schemas.json"), "utf8")) as SchemasFile;
-    for (const name of ["read_file", "list_files"]) expect(definitionOf(schemas, name)).toEqual(definitionOf(repoSchemas, name));
+    await generateCleanly(project, 4);
     expect((await sigloop(project, ["gen", "--check"])).code).toBe(0);
   }, SLOW);
 
