@@ -77,14 +77,18 @@ async function scriptedAgentRun(project: string, args: readonly string[], env: N
   return { ...result, toolResults };
 }
 
-/** `sigloop gen` with no diagnostic at all; the re-exported built-ins must have this repository's schemas. */
+/** `sigloop gen` with no diagnostic at all; the re-exported built-ins must have this repository's schemas (lenient and strict) and annotations. */
 async function generateCleanly(project: string, toolCount: number): Promise<SchemasFile> {
   const gen = await sigloop(project, ["gen"]);
   expect(gen.stderr).toBe("");
   expect(gen.stdout).toBe(`gen: ${toolCount} tools → generated/schemas.json\n`);
   expect(gen.code).toBe(0);
   const schemas = JSON.parse(readFileSync(path.join(project, "generated", "schemas.json"), "utf8")) as SchemasFile;
-  for (const name of ["read_file", "list_files"]) expect(definitionOf(schemas, name)).toEqual(definitionOf(repoSchemas, name));
+  for (const name of ["read_file", "list_files"]) {
+    expect(definitionOf(schemas, name)).toEqual(definitionOf(repoSchemas, name));
+    expect(schemas.strictTools?.find((tool) => tool.function.name === name)).toEqual(repoSchemas.strictTools?.find((tool) => tool.function.name === name));
+    expect(schemas.annotations?.[name]).toEqual(repoSchemas.annotations?.[name]);
+  }
   return schemas;
 }
 
