@@ -8,6 +8,7 @@ import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { EXIT } from "../cli/report-result.js";
 import { loadSchemas } from "../runtime/execution/load-schemas.js";
+import { nonRegularFileProblem } from "../runtime/workspace/regular-file.js";
 import { commandLine, packageRoot } from "../shared/package-layout.js";
 import { createMcpServer } from "./create-mcp-server.js";
 import { divertStdout } from "./divert-stdout.js";
@@ -52,6 +53,8 @@ export async function runMcpCli(io: McpCliEnvironment): Promise<number> {
   const workspace = path.resolve(io.cwd, args.workspace);
   if (!isDirectory(workspace)) return usageError(`the workspace ${workspace} is not a directory (--workspace)`);
   const schemasPath = args.schemas !== undefined ? path.resolve(io.cwd, args.schemas) : path.join(io.projectRoot, "generated", "schemas.json");
+  const schemasNotFile = nonRegularFileProblem(schemasPath);
+  if (schemasNotFile !== undefined) return usageError(`${schemasNotFile} (--schemas): give the schemas file ${commandLine("gen")} writes`);
   const loaded = loadSchemas(schemasPath);
   if (!loaded.ok) {
     log(`error: ${loaded.error.message}`);

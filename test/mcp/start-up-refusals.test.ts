@@ -51,6 +51,9 @@ describe("start-up refusals", () => {
     expect((await runMcp(["--workspace", workspace, "--model", "x"])).stderr).toMatch(/^error: unknown flag --model\n/);
     expect((await runMcp(["--workspace", workspace, "hello"])).stderr).toMatch(/^error: npm run mcp takes flags only, got "hello"\n/);
     expect((await runMcp(["--workspace", workspace, "--tool-timeout=soon"])).stderr).toMatch(/^error: --tool-timeout needs a whole number of at least 1, got "soon"\n/);
+    const device = await runMcp(["--workspace", workspace, "--schemas", "/dev/null"]);
+    expect(device.code).toBe(2);
+    expect(device.stderr).toMatch(/^error: .*\/dev\/null.* \(--schemas\): give the schemas file npm run gen writes\n/);
     const missing = path.join(workspace, "nope");
     const run = await runMcp(["--workspace", missing]);
     expect(run.code).toBe(2);
