@@ -11,7 +11,7 @@ import { median, printTable } from "./table.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const tsxCli = path.join(root, "node_modules", "tsx", "dist", "cli.mjs");
-const ROUNDS = 6;
+const ROUNDS = 11;
 
 const FLOOR = `import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
