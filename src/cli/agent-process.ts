@@ -4,7 +4,7 @@
  * `sigloop agent` (src/bin/sigloop.ts), which differ only in where `.env` and the schemas are.
  */
 import { existsSync } from "node:fs";
-import { scrubSecret } from "../runtime/model/model-errors.js";
+import { internalErrorLine } from "./internal-error-line.js";
 import { EXIT } from "./report-result.js";
 import { runAgentCli } from "./run-agent-cli.js";
 
@@ -51,8 +51,7 @@ export async function runAgentProcess(options: AgentProcessOptions): Promise<num
       return () => process.off("SIGINT", onSignal);
     },
   }).catch((error: unknown) => {
-    const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    process.stderr.write(`internal error (a bug in sigloop, please report it): ${scrubSecret(text, process.env.OPENAI_API_KEY ?? "")}\n`);
+    process.stderr.write(internalErrorLine(error, process.env.OPENAI_API_KEY ?? ""));
     return EXIT.internal;
   });
 }

@@ -3,6 +3,7 @@
  * bug into one line instead of a stack trace. Shared by `npm run mcp` (scripts/mcp.ts) and `sigloop mcp`
  * (src/bin/), which differ only in where the project is.
  */
+import { internalErrorLine } from "../cli/internal-error-line.js";
 import { EXIT } from "../cli/report-result.js";
 import { runMcpCli } from "./run-mcp-cli.js";
 
@@ -34,7 +35,7 @@ export function runMcpProcess(options: McpProcessOptions): Promise<number> {
       };
     },
   }).catch((error: unknown) => {
-    process.stderr.write(`internal error (a bug in sigloop, please report it): ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}\n`);
+    process.stderr.write(internalErrorLine(error, process.env.OPENAI_API_KEY ?? ""));
     return EXIT.internal;
   });
 }

@@ -7,6 +7,7 @@
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { EXIT } from "../cli/report-result.js";
+import { escapeControls } from "../cli/terminal-safe.js";
 import { loadSchemas } from "../runtime/execution/load-schemas.js";
 import { nonRegularFileProblem } from "../runtime/workspace/regular-file.js";
 import { commandLine, packageRoot } from "../shared/package-layout.js";
@@ -35,7 +36,8 @@ export interface McpCliEnvironment {
 const SIGNAL_EXIT: Record<StopSignal, number> = { SIGINT: EXIT.interrupted, SIGTERM: 143 };
 
 export async function runMcpCli(io: McpCliEnvironment): Promise<number> {
-  const log = (line: string): void => void io.stderr.write(`${line}\n`);
+  // Lines quote paths, parser messages and client input: escaped as the agent's progress is.
+  const log = (line: string): void => void io.stderr.write(`${escapeControls(line)}\n`);
   const usageError = (message: string): number => {
     log(`error: ${message}\nRun ${commandLine("mcp", "--help")} for usage.`);
     return EXIT.usage;

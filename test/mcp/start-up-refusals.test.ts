@@ -71,4 +71,13 @@ describe("start-up refusals", () => {
     expect(stale.stdout).toBe("");
     expect(stale.stderr).toBe(`error: ${copy.schemas} is out of date: the tool sources changed since it was generated. Run npm run gen to regenerate it.\n`);
   });
+
+  it("shows control characters in what it prints escaped, as the agent's progress does", async () => {
+    const missing = path.join(tempDir(), "\u001b]0;pwned\u0007schemas.json");
+    const run = await runMcp(["--workspace", tempDir(), "--schemas", missing]);
+    expect(run.code).toBe(5);
+    expect(run.stderr).toBe(
+      `error: ${path.dirname(missing)}/\\x1b]0;pwned\\x07schemas.json does not exist: run npm run gen to generate the tool schemas.\n`,
+    );
+  });
 });
