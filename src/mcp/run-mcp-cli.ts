@@ -79,7 +79,9 @@ export async function runMcpCli(io: McpCliEnvironment): Promise<number> {
   const ended = new Promise<number>((resolve) => (finish = resolve));
   handle.server.onclose = () => finish(EXIT.answer);
   const stopListening = io.onStopSignal((signal) => finish(SIGNAL_EXIT[signal]));
-  const stopWatching = watchFile(schemasPath, () => void handle.reload(), (error) => log(`mcp: cannot watch ${schemasPath} for changes (${error.message}); restart the server after ${commandLine("gen")}`));
+  const reload = (): void =>
+    void handle.reload().catch((error: unknown) => log(`mcp: ${schemasPath} changed but could not be reloaded (${String(error)}); still serving the previous tools`));
+  const stopWatching = watchFile(schemasPath, reload, (error) => log(`mcp: cannot watch ${schemasPath} for changes (${error.message}); restart the server after ${commandLine("gen")}`));
 
   await handle.server.connect(transport);
   log(`mcp: serving ${loaded.schemas.tools.length} tools from ${schemasPath} (workspace ${workspace})`);

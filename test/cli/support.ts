@@ -31,12 +31,17 @@ export function tempDir(): string {
 /** Writes the schemas of a tools folder (default: the fixture tools) into `dir` with the real generator. */
 export function writeFixtureSchemas(dir: string, toolsDir = fixtureToolsDir): string {
   const file = path.join(dir, "schemas.json");
+  writeFileSync(file, generatedSchemasText(toolsDir, file));
+  return file;
+}
+
+/** What the real generator writes for a tools folder into `file` (its bindings are relative to `file`). */
+export function generatedSchemasText(toolsDir: string, file: string): string {
   const generator = ToolGenerator.open(toolsDir, file);
   if (!(generator instanceof ToolGenerator)) throw new Error(`gen: ${generator.message}`);
   const generation = generator.generateAll();
   if (generation.text === undefined) throw new Error(`gen: ${generation.diagnostics.map((d) => d.message).join("; ")}`);
-  writeFileSync(file, generation.text);
-  return file;
+  return generation.text;
 }
 
 /** The real executor over the fixture tools (5 s per call). */

@@ -3,16 +3,35 @@
  * the client, keeps its tools when the new file is unusable, and ends cleanly on stdin close or a
  * signal after aborting the calls in flight.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { PassThrough } from "node:stream";
 import { describe, expect, it, vi } from "vitest";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { writeFixtureSchemas } from "../cli/support.js";
+import { generatedSchemasText } from "../cli/support.js";
 import { runMcpCli, type StopSignal } from "../../src/mcp/run-mcp-cli.js";
-import { fixtureCopy, fixtureSchemas, initializeRaw, projectRoot, spawnRaw, startClient, tempDir, resultText, until } from "./support.js";
+import { fixtureCopy, fixtureSchemas, initializeRaw, projectRoot, spawnRaw, startClient, tempDir, resultText, until, type McpClientRun } from "./support.js";
 
+/** Writes a file as an atomic writer does: whole, under another name, then renamed over the old one. */
+function writeAtomically(file: string, text: string): void {
+  const temp = `${file}.${process.pid}.tmp`;
+  writeFileSync(temp, text);
+  renameSync(temp, file);
+}
 
+/** Runs `change`, then waits until the server's stderr gains a line holding `text`; resolves with what it gained. */
+async function afterChange(run: McpClientRun, change: () => void, text: string): Promise<string> {
+  const from = run.stderr().length;
+  change();
+  await until(() => run.stderr().slice(from).includes(text));
+  return run.stderr().slice(from);
+}
+
+/** Adds `subtract` to the fixture's arithmetic tools and makes `add` return 100 more. */
+function editArithmetic(toolFile: string): void {
+  const source = readFileSync(toolFile, "utf8").replace("return a + b;", "return a + b + 100;");
+  writeFileSync(toolFile, `${source}\n/** Subtract b from a. @param a A number. @param b Another. */\nexport function subtract(a: number, b: number): number {\n  return a - b;\n}\n`);
+}
 
 describe("reload", () => {
   it("serves a regenerated schemas file with its changed tool modules, sends tools/list_changed, and keeps the tools when the file is stale or invalid", async () => {
@@ -24,26 +43,55 @@ describe("reload", () => {
       expect(resultText(await run.client.callTool({ name: "add", arguments: { a: 1, b: 2 } }))).toBe("3");
 
       const toolFile = path.join(copy.toolsDir, "arithmetic.ts");
-      const source = readFileSync(toolFile, "utf8").replace("return a + b;", "return a + b + 100;");
-      writeFileSync(toolFile, `${source}\n/** Subtract b from a. @param a A number. @param b Another. */\nexport function subtract(a: number, b: number): number {\n  return a - b;\n}\n`);
-      writeFixtureSchemas(copy.dir, copy.toolsDir);
+      editArithmetic(toolFile);
+      const generated = generatedSchemasText(copy.toolsDir, copy.schemas);
+      await afterChange(run, () => writeAtomically(copy.schemas, generated), `mcp: reloaded 4 tools from ${copy.schemas}\n`);
       await until(() => changes === 1);
       expect((await run.client.listTools()).tools.map((tool) => tool.name)).toEqual(["add", "explode", "subtract", "weather"]);
       expect(resultText(await run.client.callTool({ name: "add", arguments: { a: 1, b: 2 } }))).toBe("103");
-      expect(run.stderr()).toContain(`mcp: reloaded 4 tools from ${copy.schemas}`);
 
-      const generated = readFileSync(copy.schemas, "utf8");
-      writeFileSync(copy.schemas, "{ not json");
-      await until(() => run.stderr().includes("is not valid JSON"));
-      expect(run.stderr()).toContain(`mcp: ${copy.schemas} changed but cannot be served (${copy.schemas} is not valid JSON`);
-      expect(run.stderr()).toContain("still serving the previous 4 tools");
+      const invalid = await afterChange(run, () => writeAtomically(copy.schemas, "\u001b[2J{ not json"), "still serving the previous 4 tools\n");
+      expect(invalid).toContain(`mcp: ${copy.schemas} changed but cannot be served (${copy.schemas} is not valid JSON (`);
+      // The parser quotes the file; its escape sequence reaches the terminal escaped.
+      expect(invalid).toContain(`Unexpected token '\\x1b', "\\x1b[2J{ not json" is not valid JSON`);
+      expect(invalid).not.toContain("\u001b");
 
-      writeFileSync(toolFile, `${readFileSync(toolFile, "utf8")}\n// edited after gen\n`);
-      writeFileSync(copy.schemas, generated);
-      await until(() => run.stderr().includes("is out of date"));
-      expect(run.stderr()).toMatch(/is out of date: the tool sources changed since it was generated\. Run npm run gen to regenerate it\.\); still serving the previous 4 tools/);
+      const stale = await afterChange(run, () => {
+        appendFileSync(toolFile, "\n// edited after gen\n");
+        writeAtomically(copy.schemas, generated);
+      }, "still serving the previous 4 tools\n");
+      expect(stale).toBe(
+        `mcp: ${copy.schemas} changed but cannot be served (${copy.schemas} is out of date: the tool sources changed since it was generated. Run npm run gen to regenerate it.); still serving the previous 4 tools\n`,
+      );
       expect((await run.client.listTools()).tools).toHaveLength(4);
       expect(changes).toBe(1);
+    } finally {
+      await run.close();
+    }
+  });
+
+  it("keeps the old tools while the schemas file is half written in place, and serves the new ones once it is whole", async () => {
+    const copy = fixtureCopy();
+    const run = await startClient(["--schemas", copy.schemas, "--workspace", copy.dir]);
+    try {
+      let changes = 0;
+      run.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (changes += 1));
+      // Imported now, before the edit: a tool module is imported on its first call.
+      expect(resultText(await run.client.callTool({ name: "add", arguments: { a: 1, b: 2 } }))).toBe("3");
+      editArithmetic(path.join(copy.toolsDir, "arithmetic.ts"));
+      const generated = generatedSchemasText(copy.toolsDir, copy.schemas);
+      const half = Math.floor(generated.length / 2);
+
+      const partial = await afterChange(run, () => writeFileSync(copy.schemas, generated.slice(0, half)), "still serving the previous 3 tools\n");
+      expect(partial.split("\n")[0]).toMatch(/^mcp: .* changed but cannot be served \(.* is not valid JSON \(.*\): run npm run gen to write it again\.\); still serving the previous 3 tools$/);
+      expect((await run.client.listTools()).tools.map((tool) => tool.name)).toEqual(["add", "explode", "weather"]);
+      expect(resultText(await run.client.callTool({ name: "add", arguments: { a: 1, b: 2 } }))).toBe("3");
+      expect(changes).toBe(0);
+
+      await afterChange(run, () => appendFileSync(copy.schemas, generated.slice(half)), `mcp: reloaded 4 tools from ${copy.schemas}\n`);
+      await until(() => changes === 1);
+      expect((await run.client.listTools()).tools.map((tool) => tool.name)).toEqual(["add", "explode", "subtract", "weather"]);
+      expect(resultText(await run.client.callTool({ name: "add", arguments: { a: 1, b: 2 } }))).toBe("103");
     } finally {
       await run.close();
     }
