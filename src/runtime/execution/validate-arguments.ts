@@ -1,8 +1,11 @@
+import { createRequire } from "node:module";
 import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import type { JsonSchema, ParametersSchema } from "../../shared/schemas-file.js";
 import { formatPath, isRecord, previewValue, resolvePointer, shorten, type PathSegment } from "./describe-json.js";
 import { describeProblems } from "./describe-problems.js";
 import { groupUnionErrors, type FailedUnion } from "./union-errors.js";
+
+const require = createRequire(import.meta.url);
 
 /** One lossless repair made to the model's arguments, for the note the model reads. */
 export interface Conversion {
@@ -18,12 +21,18 @@ export type ValidationResult =
 /**
  * One Ajv instance per executor. `allErrors` so the model hears about every problem at once; `verbose`
  * so each error carries the value that came; `strict: false` because generated schemas may carry
- * annotation keywords Ajv does not know. Ajv is imported here, on the first tool call, not at start-up:
+ * annotation keywords Ajv does not know; `validateSchema: false` because checking each schema against the
+ * draft-07 meta-schema means compiling that meta-schema first (~45 ms, most of a run's first tool call),
+ * while gen writes only schemas that compile in strict Ajv and Ajv itself still refuses a keyword whose
+ * value has the wrong type (`minLength: "5"`, `type: "strin"`). Ajv is loaded here, once a run needs it, not at start-up:
  * loading it costs about as much as loading the `openai` SDK, and the first request needs neither.
+ * Loaded with `require`, not `import()`: Ajv is CommonJS, and an `import()` of it would first go through
+ * the ES module loader (and its hooks, when a TypeScript loader is registered) for nothing.
  */
 export async function createAjv(): Promise<Ajv> {
-  const [{ Ajv }, { default: addFormats }] = await Promise.all([import("ajv"), import("ajv-formats")]);
-  return addFormats(new Ajv({ allErrors: true, verbose: true, strict: false }));
+  const { Ajv: AjvClass } = require("ajv") as typeof import("ajv");
+  const addFormats = (require("ajv-formats") as typeof import("ajv-formats")).default;
+  return addFormats(new AjvClass({ allErrors: true, verbose: true, strict: false, validateSchema: false }));
 }
 
 export function compileArguments(ajv: Ajv, schema: ParametersSchema): ValidateFunction {

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { createToolExecutor, type ToolExecutorOptions } from "../../../src/runtime/execution/tool-executor.js";
 import type { ToolContext, ToolOutcome } from "../../../src/runtime/loop/types.js";
+import type { JsonValue } from "../../../src/shared/schemas-file.js";
 import { lastAbort } from "../../fixtures/executor/tools/behaviour.js";
 import { fixtureDir, fixtureSchemas } from "../../fixtures/executor/schemas.js";
 
@@ -364,6 +365,20 @@ describe("failures of the tool itself", () => {
     const outcome = await call("add", '{"a": "x"}', idle, executor({ schemas: broken }));
     expect(outcome.status).toBe("tool_error");
     expect(outcome.content).toMatch(/^The parameters schema of add could not be compiled \(SyntaxError: Invalid regular expression/);
+  });
+
+  test("a keyword value of the wrong type in a hand-edited schema is refused when the tool is called, and the tool does not run", async () => {
+    const cases: [keyword: string, value: JsonValue, message: string][] = [
+      ["minLength", "5", 'minLength value must be ["number"]'],
+      ["type", "strin", "type must be JSONType or JSONType[]: strin"],
+      ["enum", [], "enum must have non-empty array"],
+    ];
+    for (const [keyword, value, message] of cases) {
+      const broken = structuredClone(fixtureSchemas);
+      broken.tools[0]!.function.parameters.properties.a = { [keyword]: value };
+      const outcome = await call("add", '{"a": 1, "b": 2}', idle, executor({ schemas: broken }));
+      expect(outcome).toEqual({ status: "tool_error", content: expect.stringContaining(`The parameters schema of add could not be compiled (Error: ${message}`) });
+    }
   });
 
   test("warming up before the first call changes no outcome, even when the schema it compiles is broken", async () => {
