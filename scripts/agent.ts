@@ -3,6 +3,10 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { runAgentProcess } from "../src/cli/agent-process.js";
 
+// tsx turns source maps on so that stack traces point into .ts files. sigloop never shows a stack trace,
+// and with maps on Node reads the map of every module loaded later (Ajv ships one per file).
+process.setSourceMapsEnabled(false);
+
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 process.exit(await runAgentProcess({
