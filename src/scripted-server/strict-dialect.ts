@@ -12,7 +12,10 @@
  * - a schema says what it is (`type`, `anyOf`, `$ref`, `enum` or `const`); a `$ref` stands alone and
  *   points into the schema;
  * - at most 5000 object properties, 10 levels of nested objects (following `$ref` until it recurses),
- *   1000 enum values.
+ *   1000 enum values, 120,000 characters of property names, definition names, enum values and const
+ *   values in all (code points; a value that is not a string counts as its JSON text), and 15,000
+ *   characters in one enum of more than 250 strings. OpenAI documents these limits but not the words of
+ *   its refusals, so the last two messages are written in the style of the others.
  */
 
 const ALLOWED = new Set([
@@ -24,9 +27,17 @@ const TYPES = new Set(["string", "number", "integer", "boolean", "object", "arra
 const MAX_PROPERTIES = 5000;
 const MAX_DEPTH = 10;
 const MAX_ENUM_VALUES = 1000;
+const MAX_CHARACTERS = 120_000;
+const LARGE_ENUM_VALUES = 250;
+const MAX_LARGE_ENUM_CHARACTERS = 15_000;
 
 type Schema = Record<string, unknown>;
 type Context = readonly (string | number)[];
+interface Counts {
+  properties: number;
+  enumValues: number;
+  characters: number;
+}
 
 function isSchema(value: unknown): value is Schema {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -44,16 +55,24 @@ export function strictDialectViolations(parameters: unknown): string[] {
   }
   if ("anyOf" in parameters) return [`${where([])}, 'anyOf' is not permitted at the root.`];
   const problems: string[] = [];
-  const counts = { properties: 0, enumValues: 0 };
+  const counts: Counts = { properties: 0, enumValues: 0, characters: 0 };
   checkNode(parameters, [], parameters, problems, counts);
   if (counts.properties > MAX_PROPERTIES) problems.push(`Expected at most ${MAX_PROPERTIES} object properties in total, but received ${counts.properties}.`);
   if (counts.enumValues > MAX_ENUM_VALUES) problems.push(`Expected at most ${MAX_ENUM_VALUES} enum values in total within a single schema, but received ${counts.enumValues}.`);
+  if (counts.characters > MAX_CHARACTERS) {
+    problems.push(`Expected at most ${MAX_CHARACTERS} characters in total in property names, definition names, enum values and const values, but received ${counts.characters}.`);
+  }
   const depth = objectDepth(parameters, parameters, new Set());
   if (depth > MAX_DEPTH) problems.push(`Expected at most ${MAX_DEPTH} levels of nesting, but received ${depth}.`);
   return problems;
 }
 
-function checkNode(node: Schema, context: Context, root: Schema, problems: string[], counts: { properties: number; enumValues: number }): void {
+/** Characters as the limits count them: code points of a string, of the JSON text of anything else. */
+function characterCount(value: unknown): number {
+  return [...(typeof value === "string" ? value : JSON.stringify(value) ?? "")].length;
+}
+
+function checkNode(node: Schema, context: Context, root: Schema, problems: string[], counts: Counts): void {
   const at = where(context);
   for (const key of Object.keys(node)) if (!ALLOWED.has(key)) problems.push(`${at}, '${key}' is not permitted.`);
   if (typeof node.$ref === "string") {
@@ -66,13 +85,23 @@ function checkNode(node: Schema, context: Context, root: Schema, problems: strin
   const types = Array.isArray(node.type) ? node.type : node.type === undefined ? [] : [node.type];
   for (const type of types) if (typeof type !== "string" || !TYPES.has(type)) problems.push(`${at}, type ${JSON.stringify(type)} is not a JSON type.`);
   if (typeof node.format === "string" && !FORMATS.has(node.format)) problems.push(`${at}, 'format' ${JSON.stringify(node.format)} is not permitted.`);
-  if (Array.isArray(node.enum)) counts.enumValues += node.enum.length;
+  if (node.const !== undefined) counts.characters += characterCount(node.const);
+  if (Array.isArray(node.enum)) {
+    const characters = node.enum.reduce((sum: number, value) => sum + characterCount(value), 0);
+    counts.enumValues += node.enum.length;
+    counts.characters += characters;
+    const strings = node.enum.every((value) => typeof value === "string");
+    if (strings && node.enum.length > LARGE_ENUM_VALUES && characters > MAX_LARGE_ENUM_CHARACTERS) {
+      problems.push(`${at}, Expected at most ${MAX_LARGE_ENUM_CHARACTERS} characters in total in the values of an enum of more than ${LARGE_ENUM_VALUES} strings, but received ${characters}.`);
+    }
+  }
 
   const properties = isSchema(node.properties) ? node.properties : undefined;
   if (properties !== undefined || types.includes("object")) {
     if (node.additionalProperties !== false) problems.push(`${at}, 'additionalProperties' is required to be supplied and to be false.`);
     const keys = Object.keys(properties ?? {});
     counts.properties += keys.length;
+    for (const key of keys) counts.characters += characterCount(key);
     const required = Array.isArray(node.required) ? node.required : undefined;
     const missing = keys.filter((key) => !required?.includes(key));
     if (required === undefined || missing.length > 0) {
@@ -93,11 +122,14 @@ function checkNode(node: Schema, context: Context, root: Schema, problems: strin
   for (const key of ["$defs", "definitions"]) {
     const definitions = node[key];
     if (!isSchema(definitions)) continue;
-    for (const [name, definition] of Object.entries(definitions)) visit(definition, [...context, key, name], root, problems, counts);
+    for (const [name, definition] of Object.entries(definitions)) {
+      counts.characters += characterCount(name);
+      visit(definition, [...context, key, name], root, problems, counts);
+    }
   }
 }
 
-function visit(value: unknown, context: Context, root: Schema, problems: string[], counts: { properties: number; enumValues: number }): void {
+function visit(value: unknown, context: Context, root: Schema, problems: string[], counts: Counts): void {
   if (isSchema(value)) checkNode(value, context, root, problems, counts);
   else problems.push(`${where(context)}, a schema must be an object.`);
 }

@@ -58,9 +58,21 @@ describe("the strict dialect checker", () => {
       s.required = Object.keys(s.properties);
     }, "Expected at most 5000 object properties in total, but received 5002."],
     ["more than 10 levels of objects", (s: any) => (s.properties.name = nest(10)), "Expected at most 10 levels of nesting, but received 11."],
+    ["more than 120,000 characters of names and values", (s: any) => (s.properties.kind.const = "é".repeat(119_970)),
+      "Expected at most 120000 characters in total in property names, definition names, enum values and const values, but received 120001."],
+    ["an enum of more than 250 strings over 15,000 characters", (s: any) => (s.properties.tags.items.enum = Array.from({ length: 251 }, (_, i) => `${i}`.padEnd(60, "z"))),
+      "In context=('properties', 'tags', 'items'), Expected at most 15000 characters in total in the values of an enum of more than 250 strings, but received 15060."],
   ])("refuses %s", (_what, change, message) => {
     const schema = broken(change as (schema: any) => void);
     expect(strictDialectViolations(schema)[0]).toBe(message);
+  });
+
+  it("allows 120,000 characters of names and values, and 15,000 characters in an enum of 250 strings or in one of numbers", () => {
+    expect(strictDialectViolations(broken((s) => (s.properties.kind.const = "é".repeat(119_969))))).toEqual([]);
+    expect(strictDialectViolations(broken((s) => (s.properties.tags.items.enum = Array.from({ length: 250 }, (_, i) => `${i}`.padEnd(100, "z")))))).toEqual([]);
+    const numbers = Array.from({ length: 800 }, (_, i) => (i + 0.123456789012345) * 1e-300);
+    expect(numbers.reduce((sum, value) => sum + JSON.stringify(value).length, 0)).toBeGreaterThan(15_000);
+    expect(strictDialectViolations(broken((s) => (s.properties.count.enum = numbers)))).toEqual([]);
   });
 
   it("allows 10 levels of objects, and recursion through $ref at any depth", () => {
