@@ -1,38 +1,151 @@
 /**
- * The size limits of OpenAI's strict dialect, measured on a strict `parameters` schema as it will be
- * sent. Depth counts object schemas (those with `properties`) on the way down from the root, through
- * `properties`, `items`, `anyOf` and `$ref` (a `$ref` back into a definition already on the way is
- * recursion, which the dialect allows, and adds nothing); the root is level 1. Properties and enum values
- * are counted once each where they are written, definitions included.
+ * The size limits of OpenAI's strict dialect (Structured Outputs' "Supported schemas", as documented in
+ * 2026), measured on a strict `parameters` schema as it will be sent:
+ * - at most 5000 object properties and 1000 enum values in all, each counted once where it is written,
+ *   definitions included;
+ * - at most 10 levels of nested objects. Depth counts object schemas (those with `properties`) on the way
+ *   down from the root, through `properties`, `items`, `anyOf` and `$ref` (a `$ref` back into a
+ *   definition already on the way is recursion, which the dialect allows, and adds nothing); the root is
+ *   level 1;
+ * - at most 120,000 characters in all property names, definition names, enum values and const values
+ *   (characters are code points; a value that is not a string counts as its JSON text);
+ * - an enum of more than 250 strings holds at most 15,000 characters.
+ * Each problem names the parameter that holds the most of what was exceeded (its own schema and the
+ * definitions it reaches), so gen can point at it; none when only the parameters' own count is too many.
  */
 import type { JsonSchema, JsonValue } from "../shared/schemas-file.js";
 import { forEachSchema } from "./schema-walk.js";
 
-export const STRICT_LIMITS = { properties: 5000, depth: 10, enumValues: 1000 } as const;
+export const STRICT_LIMITS = {
+  properties: 5000,
+  depth: 10,
+  enumValues: 1000,
+  characters: 120_000,
+  largeEnumValues: 250,
+  largeEnumCharacters: 15_000,
+} as const;
+
+/** A limit exceeded: `reason` reads after `parameter "<parameter>"`, or after "its parameters" when none is named. */
+export interface LimitProblem {
+  parameter?: string;
+  reason: string;
+}
+
+/** What the limits count, over a whole schema or what one parameter reaches. */
+interface Size {
+  properties: number;
+  enumValues: number;
+  characters: number;
+  /** The first enum of more than 250 strings over the character limit, as [values, characters]. */
+  largeEnum?: [number, number];
+}
 
 function isSchema(value: JsonValue | undefined): value is JsonSchema {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** One sentence per limit the schema exceeds (empty when it fits). */
-export function strictLimitProblems(root: JsonSchema): string[] {
-  let properties = 0;
-  let enumValues = 0;
-  forEachSchema(root, (node) => {
-    if (isSchema(node.properties)) properties += Object.keys(node.properties).length;
-    if (Array.isArray(node.enum)) enumValues += node.enum.length;
-  });
-  const problems: string[] = [];
-  if (properties > STRICT_LIMITS.properties) problems.push(`it has ${properties} object properties in all; strict mode allows ${STRICT_LIMITS.properties}`);
+function characters(value: JsonValue): number {
+  const text = typeof value === "string" ? value : JSON.stringify(value);
+  let count = 0;
+  for (const _ of text) count += 1;
+  return count;
+}
+
+function definitionName(ref: string): string {
+  return decodeURIComponent(ref.slice(ref.lastIndexOf("/") + 1));
+}
+
+/** Adds what one schema node holds itself (not its children) to `size`. */
+function addNode(size: Size, node: JsonSchema): void {
+  if (isSchema(node.properties)) {
+    const names = Object.keys(node.properties);
+    size.properties += names.length;
+    for (const name of names) size.characters += characters(name);
+  }
+  if (node.const !== undefined) size.characters += characters(node.const);
+  if (!Array.isArray(node.enum)) return;
+  const enumCharacters = node.enum.reduce((sum: number, value) => sum + characters(value), 0);
+  size.enumValues += node.enum.length;
+  size.characters += enumCharacters;
+  const strings = node.enum.every((value) => typeof value === "string");
+  const large = strings && node.enum.length > STRICT_LIMITS.largeEnumValues && enumCharacters > STRICT_LIMITS.largeEnumCharacters;
+  if (large && size.largeEnum === undefined) size.largeEnum = [node.enum.length, enumCharacters];
+}
+
+/** The whole schema: every node once, definitions and their names included. */
+function wholeSize(root: JsonSchema): Size {
+  const size: Size = { properties: 0, enumValues: 0, characters: 0 };
+  forEachSchema(root, (node) => addNode(size, node));
+  if (isSchema(root.definitions)) for (const name of Object.keys(root.definitions)) size.characters += characters(name);
+  return size;
+}
+
+/** What one parameter's schema holds, following each `$ref` into its definition once (its name counted). */
+function reachedSize(schema: JsonSchema, root: JsonSchema): Size {
+  const size: Size = { properties: 0, enumValues: 0, characters: 0 };
+  const definitions = isSchema(root.definitions) ? root.definitions : {};
+  const reached = new Set<string>();
+  const walk = (node: JsonSchema): void =>
+    forEachSchema(node, (inner) => {
+      addNode(size, inner);
+      if (typeof inner.$ref !== "string") return;
+      const name = definitionName(inner.$ref);
+      const target = definitions[name];
+      if (reached.has(name) || !isSchema(target)) return;
+      reached.add(name);
+      size.characters += characters(name);
+      walk(target);
+    });
+  walk(schema);
+  return size;
+}
+
+/** One problem per limit the schema exceeds (empty when it fits). */
+export function strictLimitProblems(root: JsonSchema): LimitProblem[] {
+  const total = wholeSize(root);
   const depth = objectDepth(root, root, new Set());
-  if (depth > STRICT_LIMITS.depth) problems.push(`it nests objects ${depth} levels deep; strict mode allows ${STRICT_LIMITS.depth}`);
-  if (enumValues > STRICT_LIMITS.enumValues) problems.push(`it has ${enumValues} enum values in all; strict mode allows ${STRICT_LIMITS.enumValues}`);
+  if (depth <= STRICT_LIMITS.depth && total.properties <= STRICT_LIMITS.properties && total.enumValues <= STRICT_LIMITS.enumValues
+    && total.characters <= STRICT_LIMITS.characters && total.largeEnum === undefined) return [];
+  // Past a limit (rare): measure each parameter to name the one to blame.
+  const parameters = Object.entries(isSchema(root.properties) ? root.properties : {})
+    .filter((entry): entry is [string, JsonSchema] => isSchema(entry[1]))
+    .map(([name, schema]) => ({ name, size: reachedSize(schema, root), depth: 1 + objectDepth(schema, root, new Set()) }));
+  /** The parameter holding the most of a count, when one holds any. */
+  const most = (count: (size: Size) => number): { parameter?: string; own: number } => {
+    const top = parameters.reduce<(typeof parameters)[number] | undefined>((best, entry) => (best === undefined || count(entry.size) > count(best.size) ? entry : best), undefined);
+    return top === undefined || count(top.size) === 0 ? { own: 0 } : { parameter: top.name, own: count(top.size) };
+  };
+  const totalOver = (count: (size: Size) => number, limit: number, what: string): LimitProblem => {
+    const { parameter, own } = most(count);
+    return parameter === undefined
+      ? { reason: `have ${count(total)} ${what} in all; strict mode allows ${limit}` }
+      : { parameter, reason: `holds ${own} of the tool's ${count(total)} ${what}; strict mode allows ${limit} in all` };
+  };
+
+  const problems: LimitProblem[] = [];
+  const deepest = parameters.reduce<(typeof parameters)[number] | undefined>((best, entry) => (best === undefined || entry.depth > best.depth ? entry : best), undefined);
+  if (depth > STRICT_LIMITS.depth && deepest !== undefined) {
+    problems.push({ parameter: deepest.name, reason: `nests objects ${deepest.depth} levels deep, the parameters object counted as the first; strict mode allows ${STRICT_LIMITS.depth}` });
+  }
+  if (total.properties > STRICT_LIMITS.properties) problems.push(totalOver((size) => size.properties, STRICT_LIMITS.properties, "object properties"));
+  if (total.enumValues > STRICT_LIMITS.enumValues) problems.push(totalOver((size) => size.enumValues, STRICT_LIMITS.enumValues, "enum values"));
+  if (total.characters > STRICT_LIMITS.characters) {
+    problems.push(totalOver((size) => size.characters, STRICT_LIMITS.characters, "characters of property names, definition names, enum values and const values"));
+  }
+  const large = parameters.find((entry) => entry.size.largeEnum !== undefined);
+  if (large?.size.largeEnum !== undefined) {
+    const [values, count] = large.size.largeEnum;
+    problems.push({
+      parameter: large.name,
+      reason: `has an enum of ${values} strings with ${count} characters in all; strict mode allows ${STRICT_LIMITS.largeEnumCharacters} characters in an enum of more than ${STRICT_LIMITS.largeEnumValues} strings`,
+    });
+  }
   return problems;
 }
 
 function objectDepth(node: JsonSchema, root: JsonSchema, onTheWay: ReadonlySet<string>): number {
   if (typeof node.$ref === "string") {
-    const name = decodeURIComponent(node.$ref.slice(node.$ref.lastIndexOf("/") + 1));
+    const name = definitionName(node.$ref);
     const definitions = root.definitions;
     const target = isSchema(definitions) ? definitions[name] : undefined;
     if (onTheWay.has(name) || !isSchema(target)) return 0;

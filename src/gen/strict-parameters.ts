@@ -234,6 +234,6 @@ export function toStrictParameters(parameters: ParametersSchema): StrictParamete
   inlineDescribedRefs(root, converter.definitions);
   dropUnusedDefinitions(root);
   const limits = strictLimitProblems(root);
-  if (limits.length > 0) return { ok: false, problems: limits.map((reason) => ({ reason })) };
+  if (limits.length > 0) return { ok: false, problems: limits };
   return { ok: true, parameters: orderSchemaKeys(root) as ParametersSchema };
 }

@@ -5,6 +5,7 @@ import { serializeSchemasFile } from "../../src/gen/serialize.js";
 import { toStrictParameters } from "../../src/gen/strict-parameters.js";
 import type { JsonSchema, ParametersSchema, SchemasFile, ToolDefinition } from "../../src/shared/schemas-file.js";
 import { fixtureSchemas } from "../fixtures/executor/schemas.js";
+import { strictDialectViolations } from "../../src/scripted-server/strict-dialect.js";
 import { strictSchemaProblems } from "../support/strict-dialect.js";
 import { fixturesDir, generate, messages, repoRoot, writeTree } from "./support.js";
 
@@ -177,19 +178,68 @@ describe("the strict dialect's limits", () => {
   const params = (properties: Record<string, JsonSchema>, extra: object = {}): ParametersSchema => ({ type: "object", properties, required: Object.keys(properties), additionalProperties: false, ...extra });
   const nested = (levels: number): JsonSchema => (levels === 0 ? { type: "string" } : { type: "object", properties: { x: nested(levels - 1) }, required: ["x"], additionalProperties: false });
 
-  it("allows 10 levels of objects and refuses 11", () => {
+  it("allows 10 levels of objects and refuses 11, naming the deepest parameter", () => {
     expect(toStrictParameters(params({ x: nested(9) })).ok).toBe(true);
-    expect(toStrictParameters(params({ x: nested(10) }))).toEqual({ ok: false, problems: [{ reason: "it nests objects 11 levels deep; strict mode allows 10" }] });
+    expect(toStrictParameters(params({ a: nested(2), x: nested(10) }))).toEqual({
+      ok: false, problems: [{ parameter: "x", reason: "nests objects 11 levels deep, the parameters object counted as the first; strict mode allows 10" }],
+    });
   });
 
-  it("refuses more than 1000 enum values and more than 5000 properties in all", () => {
+  it("refuses more than 1000 enum values and more than 5000 properties in all, naming the parameter holding the most", () => {
     const values = Array.from({ length: 501 }, (_, index) => `v${index}`);
     expect(toStrictParameters(params({ a: { type: "string", enum: values.slice(0, 500) }, b: { type: "string", enum: values.slice(0, 500) } })).ok).toBe(true);
-    expect(toStrictParameters(params({ a: { type: "string", enum: values }, b: { type: "string", enum: values.slice(0, 500) } }))).toEqual({
-      ok: false, problems: [{ reason: "it has 1001 enum values in all; strict mode allows 1000" }],
+    expect(toStrictParameters(params({ a: { type: "string", enum: values.slice(0, 500) }, b: { type: "string", enum: values } }))).toEqual({
+      ok: false, problems: [{ parameter: "b", reason: "holds 501 of the tool's 1001 enum values; strict mode allows 1000 in all" }],
     });
+    const wide = (count: number): JsonSchema => obj(Object.fromEntries(Array.from({ length: count }, (_, index) => [`p${index}`, { type: "string" }]))) as JsonSchema;
+    expect(toStrictParameters(params({ small: wide(10), big: wide(4990) }))).toEqual({
+      ok: false, problems: [{ parameter: "big", reason: "holds 4990 of the tool's 5002 object properties; strict mode allows 5000 in all" }],
+    });
+  });
+
+  it("names no parameter when the parameters themselves are too many, and says so of them", () => {
     const many = Object.fromEntries(Array.from({ length: 5001 }, (_, index) => [`p${index}`, { type: "string" }]));
-    expect(toStrictParameters(params(many))).toEqual({ ok: false, problems: [{ reason: "it has 5001 object properties in all; strict mode allows 5000" }] });
+    expect(toStrictParameters(params(many))).toEqual({ ok: false, problems: [{ reason: "have 5001 object properties in all; strict mode allows 5000" }] });
+  });
+
+  it("refuses more than 120,000 characters of property names, definition names, enum values and const values in all", () => {
+    // 600 characters each (1,200 UTF-8 bytes: characters are counted, not bytes), 199 of them: under the enum limits.
+    const words = { type: "string", enum: Array.from({ length: 199 }, (_, index) => `${"é".repeat(597)}${String(index).padStart(3, "0")}`) };
+    expect(toStrictParameters(params({ words })).ok).toBe(true);
+    expect(toStrictParameters(params({ note: { type: "string", const: "x".repeat(1000) }, words }))).toEqual({
+      ok: false,
+      problems: [{ parameter: "words", reason: "holds 119400 of the tool's 120409 characters of property names, definition names, enum values and const values; strict mode allows 120000 in all" }],
+    });
+  });
+
+  it("counts a definition's name and contents for every parameter that reaches it, and once for the tool", () => {
+    const Colour = { type: "string", enum: Array.from({ length: 600 }, (_, index) => `c${index}`) };
+    const result = toStrictParameters(params({ fg: { $ref: "#/definitions/Colour" }, bg: { $ref: "#/definitions/Colour" }, mode: { type: "string", enum: Array.from({ length: 401 }, (_, index) => `m${index}`) } }, { definitions: { Colour } }));
+    expect(result).toEqual({ ok: false, problems: [{ parameter: "fg", reason: "holds 600 of the tool's 1001 enum values; strict mode allows 1000 in all" }] });
+  });
+
+  it("refuses an enum of more than 250 strings with more than 15,000 characters, but not one of 250", () => {
+    const long = (count: number): string[] => Array.from({ length: count }, (_, index) => `${String(index).padStart(3, "0")}${"z".repeat(57)}`);
+    expect(toStrictParameters(params({ kind: { type: "string", enum: long(250) } })).ok).toBe(true);
+    expect(toStrictParameters(params({ other: { type: "string" }, kind: { type: ["string", "null"], enum: [...long(251), null] } })).ok).toBe(true);
+    expect(toStrictParameters(params({ other: { type: "string" }, kind: { type: "string", enum: long(251) } }))).toEqual({
+      ok: false,
+      problems: [{ parameter: "kind", reason: "has an enum of 251 strings with 15060 characters in all; strict mode allows 15000 characters in an enum of more than 250 strings" }],
+    });
+  });
+
+  it("agrees with the scripted server, which refuses like the API, on each limit's edge", () => {
+    const strings = (count: number, length: number): string[] => Array.from({ length: count }, (_, index) => `${index}`.padEnd(length, "é"));
+    const edges: ParametersSchema[] = [
+      params({ x: nested(9) }), params({ x: nested(10) }),
+      params({ a: { type: "string", enum: strings(1000, 3) } }), params({ a: { type: "string", enum: strings(1001, 4) } }),
+      params({ w: obj(Object.fromEntries(Array.from({ length: 4999 }, (_, index) => [`p${index}`, { type: "string" }]))) as JsonSchema }),
+      params({ w: obj(Object.fromEntries(Array.from({ length: 5000 }, (_, index) => [`p${index}`, { type: "string" }]))) as JsonSchema }),
+      params({ c: { type: "string", const: "é".repeat(119_999) } }), params({ c: { type: "string", const: "é".repeat(120_000) } }),
+      params({ e: { type: "string", enum: strings(251, 59) } }), params({ e: { type: "string", enum: strings(251, 60) } }),
+    ];
+    const verdicts = edges.map((schema) => [toStrictParameters(schema).ok, strictDialectViolations(schema).length === 0]);
+    expect(verdicts).toEqual(edges.map((_, index) => (index % 2 === 0 ? [true, true] : [false, false])));
   });
 
   it("counts a recursive definition once, and nesting through it only until it recurses", () => {
@@ -217,5 +267,18 @@ describe("strict warnings in a generated project", () => {
       'tools/f.ts:5:21 warning: tool "tag" is offered with strict: false in strict mode: parameter "opts" at opts.extra is an open object (a Record or an index signature), whose keys strict mode needs named in advance; the model\'s arguments are still validated',
     ]);
     expect(generation.file!.strictTools![0]!.function.strict).toBe(false);
+  });
+
+  it("points a limit at the parameter past it, and keeps the tool lenient with strict: false", () => {
+    const levels = Array.from({ length: 10 }, (_, index) => `type L${index + 1} = { inner: L${index} };`).join("\n");
+    const root = writeTree({
+      "tools/deep.ts": `type L0 = { leaf: string };\n${levels}\n/**\n * Store a tree.\n * @param name Its name.\n * @param tree The tree.\n */\nexport function store(name: string, tree: L9): void {}\n`,
+    });
+    const generation = generate(path.join(root, "tools"));
+    expect(messages(generation.diagnostics, root)).toEqual([
+      'tools/deep.ts:17:37 warning: tool "store" is offered with strict: false in strict mode: parameter "tree" nests objects 11 levels deep, the parameters object counted as the first; strict mode allows 10; the model\'s arguments are still validated',
+    ]);
+    const [lenient, strict] = [generation.file!.tools[0]!.function, generation.file!.strictTools![0]!.function];
+    expect(strict).toEqual({ ...lenient, strict: false });
   });
 });
