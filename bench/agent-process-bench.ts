@@ -4,7 +4,9 @@
  * zero-latency scripted server, against openai-node's `runTools` with Ajv validation as a plain node
  * process (bench/baselines/runtools-agent.mjs) doing the same. Per turn = (wall time − time to the first
  * request) / 100, so start-up (its own table) is left out and the process's exit is in. Runs alternate;
- * the ratio is the median of the per-round ratios.
+ * the ratio is the median of the per-round ratios. A second sigloop column runs what a package user runs:
+ * the compiled bin of the packed tarball installed into a fresh project whose tool file re-exports the
+ * built-in tools (`node_modules/.bin/sigloop agent`, from that project).
  */
 import { spawn } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
@@ -12,12 +14,13 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { runGen } from "../src/gen/run-gen.js";
 import { startScriptedServer, type RecordedRequest, type ScriptedServer, type ScriptStep } from "../src/scripted-server/scripted-server.js";
+import { binPath, installedProject } from "./installed-project.js";
 import { npmScriptArgs } from "./npm-script.js";
 import { median, printTable } from "./table.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const TURNS = 100;
-const ROUNDS = 7;
+const ROUNDS = 9;
 const PROMPT = "What time is it? Ask 100 times.";
 /** Distinctive, so the CLI's secret scrubbing does not mask words in its messages. */
 const BENCH_KEY = "sk-agent-bench-0000";
@@ -35,6 +38,7 @@ export async function runAgentAsUsersRun(): Promise<void> {
   mkdirSync(work, { recursive: true });
   const schemas = path.join(work, "schemas.json");
   if (runGen(["--tools", path.join(root, "tools"), "--out", schemas], { cwd: root, stdout: () => {}, stderr: () => {} }) !== 0) throw new Error("gen failed on tools/");
+  const project = await installedProject();
   // runTools echoes the SDK's own `parsed` fields in history, which the strict server refuses; its
   // requests are accepted (and flagged) so that it can serve as the baseline at all.
   const server = await startScriptedServer({ script, flagRuleViolationsOnly: true });
@@ -42,23 +46,36 @@ export async function runAgentAsUsersRun(): Promise<void> {
     const rows: string[][] = [];
     for (const stream of [true, false]) {
       const ours: number[] = [];
+      const compiled: number[] = [];
       const theirs: number[] = [];
       const ratios: number[] = [];
+      const compiledRatios: number[] = [];
       for (let round = 0; round <= ROUNDS; round++) {
         process.stderr.write(`bench: agent as a process, ${stream ? "streaming" : "--no-stream"}, round ${round}/${ROUNDS}…\n`);
-        const agentArgs = [...npmScriptArgs(root, "agent"), "--schemas", schemas, "--max-turns", String(TURNS + 1), ...(stream ? [] : ["--no-stream"]), PROMPT];
-        const cli = await perTurn(server, agentArgs, work);
-        const baseline = await perTurn(server, [path.join(root, "bench", "baselines", "runtools-agent.mjs"), String(TURNS + 1), stream ? "stream" : "plain", PROMPT], work);
+        const flags = ["--max-turns", String(TURNS + 1), ...(stream ? [] : ["--no-stream"]), PROMPT];
+        const cli = await perTurn(server, [process.execPath, ...npmScriptArgs(root, "agent"), "--schemas", schemas, ...flags], root, work);
+        const installed = await perTurn(server, [binPath(project), "agent", ...flags], project, project);
+        const baseline = await perTurn(server, [process.execPath, path.join(root, "bench", "baselines", "runtools-agent.mjs"), String(TURNS + 1), stream ? "stream" : "plain", PROMPT], root, work);
         // Round 0 warms the file cache and tsx's transform cache.
         if (round === 0) continue;
         ours.push(cli);
+        compiled.push(installed);
         theirs.push(baseline);
         ratios.push(cli / baseline);
+        compiledRatios.push(installed / baseline);
       }
-      rows.push([stream ? "streaming (default)" : "`--no-stream`", `${median(ours).toFixed(2)} ms`, `${median(theirs).toFixed(2)} ms`, `**${median(ratios).toFixed(2)}x**`]);
+      rows.push([
+        stream ? "streaming (default)" : "`--no-stream`",
+        `${median(ours).toFixed(2)} ms`,
+        `${median(compiled).toFixed(2)} ms`,
+        `${median(theirs).toFixed(2)} ms`,
+        `**${median(ratios).toFixed(2)}x**`,
+        `**${median(compiledRatios).toFixed(2)}x**`,
+      ]);
     }
     printTable(`agent as users run it: per turn over ${TURNS} \`get_time\` turns, a process each, zero-latency server (median of ${ROUNDS}, alternating)`, [
-      "responses", "sigloop agent (`npm run agent` without npm)", "baseline: openai `runTools` + Ajv (node)", "ratio (goal ≤ 1.0x)",
+      "responses", "sigloop agent (`npm run agent` without npm)", "installed bin, compiled (`sigloop agent`)", "baseline: openai `runTools` + Ajv (node)",
+      "ratio `npm run agent` (goal ≤ 1.0x)", "ratio installed bin",
     ], rows);
   } finally {
     await server.close();
@@ -66,16 +83,19 @@ export async function runAgentAsUsersRun(): Promise<void> {
   }
 }
 
-/** Runs one process to its end; returns (wall − time to its first request) / turns, in ms. */
-async function perTurn(server: ScriptedServer, args: readonly string[], cwd: string): Promise<number> {
+/**
+ * Runs one process (`command`: the executable, then its arguments) in `cwd` to its end; returns
+ * (wall − time to its first request) / turns, in ms.
+ */
+async function perTurn(server: ScriptedServer, command: readonly string[], cwd: string, initCwd: string): Promise<number> {
   const before = server.requests.length;
   const start = performance.now();
   let firstRequest: number | undefined;
   void server.waitForRequests(before + 1, 60_000).then(() => (firstRequest = performance.now()), () => undefined);
   // As under `npm run`: started in the project root, INIT_CWD where the user typed the command.
-  const child = spawn(process.execPath, args, {
-    cwd: root,
-    env: { ...process.env, INIT_CWD: cwd, OPENAI_API_KEY: BENCH_KEY, OPENAI_BASE_URL: server.baseURL, AGENT_MODEL: "bench", NO_COLOR: "1" },
+  const child = spawn(command[0]!, command.slice(1), {
+    cwd,
+    env: { ...process.env, INIT_CWD: initCwd, OPENAI_API_KEY: BENCH_KEY, OPENAI_BASE_URL: server.baseURL, AGENT_MODEL: "bench", NO_COLOR: "1" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";
@@ -86,7 +106,7 @@ async function perTurn(server: ScriptedServer, args: readonly string[], cwd: str
   const end = performance.now();
   const requests = server.requests.length - before;
   if (code !== 0 || stdout.trim() !== "done" || requests !== TURNS + 1 || firstRequest === undefined) {
-    throw new Error(`${args.join(" ").slice(0, 200)} exited ${String(code)} after ${requests} requests: ${stderr.slice(-800)}`);
+    throw new Error(`${command.join(" ").slice(0, 200)} exited ${String(code)} after ${requests} requests: ${stderr.slice(-800)}`);
   }
   return (end - firstRequest) / TURNS;
 }

@@ -10,74 +10,92 @@
  * per-round ratios, so load from other work falls on both sides alike. "Cold" means a new process that
  * reads and checks the tool files afresh; the compiler's code cache (node_modules/.cache) is warm, as it
  * is on every run after the first one after an install.
+ *
+ * A second sigloop column runs what a package user runs: the compiled bin of the packed tarball installed
+ * into a fresh project (`node_modules/.bin/sigloop gen`, plain JavaScript, no TypeScript loader).
  */
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { binPath, installedProject } from "./installed-project.js";
 import { npmScriptArgs } from "./npm-script.js";
 import { median, printTable } from "./table.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const TOOLS = 500;
-const ROUNDS = 7;
+const ROUNDS = 9;
 
 export async function runGenAsUsersRun(): Promise<void> {
   // Inside the project (git-ignored tmp/), as a user's tools folder would be.
   const work = path.join(root, "tmp", `gen-process-bench-${process.pid}`);
   try {
+    const bin = binPath(await installedProject());
     const rows: string[][] = [];
     for (const usesNode of [false, true]) {
       const set = writeToolSet(path.join(work, usesNode ? "node" : "plain"), TOOLS, usesNode);
       const gen: number[] = [];
+      const compiled: number[] = [];
       const tjs: number[] = [];
       const ratios: number[] = [];
+      const compiledRatios: number[] = [];
       for (let round = 0; round <= ROUNDS; round++) {
         process.stderr.write(`bench: gen as a process${usesNode ? " (tools use Node)" : ""}, round ${round}/${ROUNDS}…\n`);
-        const ours = await timeProcess([...npmScriptArgs(root, "gen"), "--tools", set.tools, "--out", path.join(set.dir, "schemas.json")]);
-        const theirs = await timeProcess([path.join(root, "bench", "baselines", "tjs-pass.mjs"), set.interfaces, path.join(set.dir, "tjs.json")]);
+        const ours = await timeProcess([process.execPath, ...npmScriptArgs(root, "gen"), "--tools", set.tools, "--out", path.join(set.dir, "schemas.json")]);
+        const installed = await timeProcess([bin, "gen", "--tools", set.tools, "--out", path.join(set.dir, "compiled.json")]);
+        const theirs = await timeProcess([process.execPath, path.join(root, "bench", "baselines", "tjs-pass.mjs"), set.interfaces, path.join(set.dir, "tjs.json")]);
         // Round 0 only checks the outputs and warms the file cache and the code cache.
         if (round === 0) {
           checkOutputs(set.dir);
           continue;
         }
         gen.push(ours);
+        compiled.push(installed);
         tjs.push(theirs);
         ratios.push(ours / theirs);
+        compiledRatios.push(installed / theirs);
       }
       rows.push([
         usesNode ? "tools import `node:fs`, read `process.env`" : "tools use nothing from Node",
         `${median(gen).toFixed(0)} ms`,
+        `${median(compiled).toFixed(0)} ms`,
         `${median(tjs).toFixed(0)} ms`,
         `**${median(ratios).toFixed(2)}x**`,
+        `**${median(compiledRatios).toFixed(2)}x**`,
       ]);
     }
     printTable(`gen as users run it: cold \`gen --tools DIR --out FILE\` at ${TOOLS} tools, a process each (median of ${ROUNDS}, alternating)`, [
-      "tools", "sigloop gen (`npm run gen` without npm)", "baseline: one typescript-json-schema pass (node)", "ratio (goal ≤ 0.65x)",
+      "tools", "sigloop gen (`npm run gen` without npm)", "installed bin, compiled (`sigloop gen`)", "baseline: one typescript-json-schema pass (node)",
+      "ratio `npm run gen` (goal ≤ 0.65x)", "ratio installed bin",
     ], rows);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
 }
 
-function timeProcess(args: readonly string[]): Promise<number> {
+/** Wall time of one process, `command` being the executable and then its arguments. */
+function timeProcess(command: readonly string[]): Promise<number> {
   return new Promise((resolve, reject) => {
     const start = performance.now();
-    const child = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(command[0]!, command.slice(1), { cwd: root, stdio: ["ignore", "ignore", "pipe"] });
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     child.on("error", reject);
     child.on("close", (code) => {
       if (code === 0) resolve(performance.now() - start);
-      else reject(new Error(`${args.join(" ")} exited with ${String(code)}: ${stderr.slice(0, 800)}`));
+      else reject(new Error(`${command.join(" ")} exited with ${String(code)}: ${stderr.slice(0, 800)}`));
     });
   });
 }
 
 function checkOutputs(dir: string): void {
-  const ours = (JSON.parse(readFileSync(path.join(dir, "schemas.json"), "utf8")) as { tools: unknown[] }).tools.length;
+  const tools = (file: string) => (JSON.parse(readFileSync(path.join(dir, file), "utf8")) as { tools: unknown[] }).tools.length;
+  const ours = tools("schemas.json");
+  const installed = tools("compiled.json");
   const theirs = Object.keys((JSON.parse(readFileSync(path.join(dir, "tjs.json"), "utf8")) as { definitions: object }).definitions).length;
-  if (ours !== TOOLS || theirs !== TOOLS) throw new Error(`expected ${TOOLS} schemas each, got ${ours} from gen and ${theirs} from typescript-json-schema`);
+  if (ours !== TOOLS || installed !== TOOLS || theirs !== TOOLS) {
+    throw new Error(`expected ${TOOLS} schemas each, got ${ours} from gen, ${installed} from the installed bin and ${theirs} from typescript-json-schema`);
+  }
 }
 
 /**

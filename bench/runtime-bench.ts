@@ -27,7 +27,7 @@ import type { SchemasFile, ToolDefinition } from "../src/shared/schemas-file.js"
 import { startScriptedServer, type ScriptedServer, type ScriptStep } from "../src/scripted-server/scripted-server.js";
 import { runAgentAsUsersRun } from "./agent-process-bench.js";
 import { npmScriptArgs } from "./npm-script.js";
-import { binPath, createProject, packSigloop, run as runProcess, writeFiles } from "../test/package/installed-sigloop.js";
+import { binPath, installedProject } from "./installed-project.js";
 import { median, printTable } from "./table.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -339,16 +339,6 @@ async function timeToFirstRequest(server: ScriptedServer, command: readonly stri
   const ms = first ?? (server.requests.length > before ? await arrived : undefined);
   if (code !== 0 || ms === undefined) throw new Error(`${command.map((part) => path.basename(part)).join(" ")} exited with ${code} before a request: ${stderr.slice(0, 500)}`);
   return ms;
-}
-
-/** The packed tarball installed into a fresh ES module project whose one tool file re-exports the built-in tools, generated. */
-async function installedProject(): Promise<string> {
-  log("packing sigloop and installing it into a fresh project");
-  const project = await createProject(await packSigloop(), "module");
-  writeFiles(project, { "tools/built_in.ts": `export { get_time, list_files, read_file } from "sigloop/tools";\n` });
-  const gen = await runProcess(binPath(project), ["gen"], { cwd: project });
-  if (gen.code !== 0) throw new Error(`sigloop gen in the installed project failed: ${gen.stderr}`);
-  return project;
 }
 
 async function benchStartup(work: string, defaultSchemas: string, extendedSchemas: string): Promise<void> {
