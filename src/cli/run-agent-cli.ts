@@ -18,6 +18,7 @@ import { nonRegularFileProblem, NotRegularFileError } from "../runtime/workspace
 import { commandLine } from "../shared/package-layout.js";
 import { runInteractive } from "./interactive.js";
 import { AGENT_USAGE, parseAgentArgs, type AgentArgs } from "./parse-agent-args.js";
+import { onceRequestSent } from "./after-request-sent.js";
 import { colorsWanted, createProgressReporter } from "./progress-reporter.js";
 import { EXIT, reportResult } from "./report-result.js";
 import { toolModeLine } from "./tool-mode-line.js";
@@ -124,7 +125,8 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
     }
   }
 
-  let warmingUp = false;
+  // Ajv readies itself while the model answers the first request, not on the first tool call.
+  onceRequestSent(() => void executor.warmUp());
   const agent = createAgent({
     requestTurn,
     executor,
@@ -136,11 +138,6 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
     onEvent: (event) => {
       stdout.onEvent(event);
       reporter.onEvent(event);
-      // Ajv readies itself while the model answers the first request, not on the first tool call.
-      if (event.type === "turn_start" && !warmingUp) {
-        warmingUp = true;
-        setImmediate(() => void executor.warmUp());
-      }
     },
     // A tool can read the key (a `.env` in the workspace): masked before the model, history or transcript see it.
     afterToolCall: (_call, result) => ({ ...result, content: mask.scrub(result.content) }),
