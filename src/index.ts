@@ -4,7 +4,8 @@
  * file from `npm run gen`); docs/agent.md shows a whole program.
  */
 export { createAgent, type Agent, type AgentOptions, type AfterToolCall, type BeforeToolCall, type MessageSink, type RunOptions, type ToolCallInfo } from "./runtime/loop/agent.js";
-export type { AgentEvent, ApiFailure, RunResult, ToolCallResult } from "./runtime/loop/agent-events.js";
+export type { AgentEvent, ApiFailure, CompactionEvent, RunResult, ToolCallResult } from "./runtime/loop/agent-events.js";
+export type { CompactionRecord } from "./runtime/compaction/compaction-record.js";
 export { createTurnRequester, type RetryInfo, type TurnRequesterOptions } from "./runtime/model/model-client.js";
 export { ModelRequestError, type ModelErrorKind } from "./runtime/model/model-errors.js";
 export { isOpenAIEndpoint } from "./runtime/model/openai-endpoint.js";

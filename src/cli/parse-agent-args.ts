@@ -22,12 +22,13 @@ export interface AgentArgs {
   requestTimeoutMs?: number;
   responseTimeoutMs?: number;
   maxResponseBytes?: number;
+  contextWindow?: number;
   help: boolean;
 }
 
 export type ParsedAgentArgs = { ok: true; args: AgentArgs } | { ok: false; error: string };
 
-type NumberFlag = "maxTurns" | "toolTimeoutMs" | "idleTimeoutMs" | "requestTimeoutMs" | "responseTimeoutMs" | "maxResponseBytes";
+type NumberFlag = "maxTurns" | "toolTimeoutMs" | "idleTimeoutMs" | "requestTimeoutMs" | "responseTimeoutMs" | "maxResponseBytes" | "contextWindow";
 type ValueFlag = "model" | "workspace" | "transcript" | "resume" | "schemas" | NumberFlag;
 
 const VALUE_FLAGS: Record<string, ValueFlag> = {
@@ -42,9 +43,10 @@ const VALUE_FLAGS: Record<string, ValueFlag> = {
   "--request-timeout": "requestTimeoutMs",
   "--response-timeout": "responseTimeoutMs",
   "--max-response-bytes": "maxResponseBytes",
+  "--context-window": "contextWindow",
 };
 
-const NUMBER_FLAGS = new Set<ValueFlag>(["maxTurns", "toolTimeoutMs", "idleTimeoutMs", "requestTimeoutMs", "responseTimeoutMs", "maxResponseBytes"]);
+const NUMBER_FLAGS = new Set<ValueFlag>(["maxTurns", "toolTimeoutMs", "idleTimeoutMs", "requestTimeoutMs", "responseTimeoutMs", "maxResponseBytes", "contextWindow"]);
 /** Milliseconds handed to a timer: refused above what a Node.js timer holds, or they would fire at once. */
 const DURATION_FLAGS = new Set<ValueFlag>(["toolTimeoutMs", "idleTimeoutMs", "requestTimeoutMs", "responseTimeoutMs"]);
 
@@ -66,6 +68,8 @@ Flags (before or after the prompt):
                         retried (default 600000)
   --max-response-bytes N
                         largest response body in bytes before it is dropped and retried (default 8388608, 8 MB)
+  --context-window N    the model's context window in tokens: older history is compacted to fit it
+                        (default: known for common models, else learned from the endpoint's refusal)
   --no-stream           plain responses instead of streaming
   --strict, --no-strict offer tools in OpenAI's strict dialect (constrained decoding), or lenient
                         (default: strict when the endpoint is OpenAI's or Azure OpenAI's, else lenient)
@@ -73,7 +77,8 @@ Flags (before or after the prompt):
 
 Environment: OPENAI_API_KEY, OPENAI_BASE_URL, AGENT_MODEL (also read from .env in the project root).
 Exit codes: 0 answer, 1 turn limit reached, 2 usage or setup error, 3 API error,
-            4 the model stopped without an answer, 5 schemas missing or stale, 130 interrupted,
+            4 the model stopped without an answer, 5 schemas missing or stale,
+            6 the conversation does not fit the context window, 130 interrupted,
             70 internal error (a bug in sigloop).`;
 
 export function parseAgentArgs(argv: readonly string[]): ParsedAgentArgs {

@@ -6,7 +6,7 @@
  * deltas is caught), is shortened after that, and shows control characters escaped.
  */
 import { keyMask, type KeyMask } from "../runtime/model/key-mask.js";
-import type { AgentEvent, RunResult, ToolCallResult } from "../runtime/loop/agent-events.js";
+import type { AgentEvent, CompactionEvent, RunResult, ToolCallResult } from "../runtime/loop/agent-events.js";
 import type { TokenUsage } from "../runtime/loop/types.js";
 import { escapeControls } from "./terminal-safe.js";
 
@@ -90,6 +90,9 @@ export function createProgressReporter(output: ProgressOutput, colors: boolean, 
       case "transcript_failed":
         line(red(`warning: the transcript could not be written (${safe(event.error)}); it stops at the last complete message and --resume continues from there, without this run's later messages.`));
         return;
+      case "compaction":
+        line(yellow(`  ${compactionText(event)}`));
+        return;
       case "run_end":
         line(dim(`${runSummary(event.result)} · tokens: ${usageText(event.result.usage)}`));
         return;
@@ -100,6 +103,18 @@ export function createProgressReporter(output: ProgressOutput, colors: boolean, 
   };
 
   return { onEvent, line: (text) => line(safe(text)), retry: (message) => line(yellow(`  retrying: ${safe(message)}`)) };
+}
+
+function compactionText(event: CompactionEvent): string {
+  const what =
+    event.step === "elide"
+      ? `elided ${event.messages} older tool result${event.messages === 1 ? "" : "s"} (calling the tool again brings one back)`
+      : `summarised ${event.messages} older messages into one`;
+  const why =
+    event.reason === "refused"
+      ? "the endpoint refused the request as too long"
+      : `the request would not fit the context window of ${event.contextWindow ?? "?"} tokens`;
+  return `compacted the history: ${what}, because ${why}; about ${event.tokensBefore} → ${event.tokensAfter} tokens (estimated)`;
 }
 
 function resultLine(name: string, status: ToolCallResult["status"], content: string, red: Paint): string {

@@ -11,6 +11,8 @@ export const EXIT = {
   apiError: 3,
   modelStopped: 4,
   schemas: 5,
+  /** The conversation does not fit the context window, even compacted. */
+  contextOverflow: 6,
   /** A bug in sigloop itself: reported in one line, without a stack trace. */
   internal: 70,
   interrupted: 130,
@@ -60,5 +62,12 @@ export function reportResult(result: RunResult): ResultReport {
       };
     case "interrupted":
       return { exitCode: EXIT.interrupted, message: "interrupted" };
+    case "context_overflow": {
+      const window = result.contextWindow !== undefined ? `the context window of ${result.contextWindow} tokens` : "the context window (the endpoint refused it as too long)";
+      return {
+        exitCode: EXIT.contextOverflow,
+        message: `Stopped: the conversation does not fit ${window}, even with older tool results elided and older messages summarised (about ${result.tokens} tokens, estimated). Shorten the prompt, start a new conversation, or use a model with a larger window (--context-window TOKENS if the window is larger than assumed).`,
+      };
+    }
   }
 }

@@ -142,6 +142,7 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
     // A tool can read the key (a `.env` in the workspace): masked before the model, history or transcript see it.
     afterToolCall: (_call, result) => ({ ...result, content: mask.scrub(result.content) }),
     ...(args.maxTurns !== undefined ? { maxTurns: args.maxTurns } : {}),
+    ...(args.contextWindow !== undefined ? { contextWindow: args.contextWindow } : {}),
     ...(transcript ? { transcript } : {}),
   });
 

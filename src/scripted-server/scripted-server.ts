@@ -19,6 +19,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { contextLimitRefusal, type ContextLimit } from "./context-limit.js";
 import { findViolations } from "./request-rules.js";
 
 /** One tool call the scripted model makes. */
@@ -133,6 +134,8 @@ export interface RecordedRequest {
   violations: string[];
   /** Suspicious but accepted, e.g. the tools list changed within a conversation. */
   flags: string[];
+  /** Refused as longer than `contextLimit` (no script step was used). */
+  refusedForLength?: boolean;
 }
 
 /** The parts of a Chat Completions request body the server looks at. */
@@ -161,6 +164,8 @@ export interface ScriptedServerOptions {
   flagRuleViolationsOnly?: boolean;
   /** Called as each request arrives, before it is answered (the demo narrates each step from here). */
   onRequest?: (request: RecordedRequest) => void;
+  /** A context window: longer requests get a provider's 400 "too long" refusal (src/scripted-server/context-limit.ts). */
+  contextLimit?: ContextLimit;
 }
 
 export interface ScriptedServer {
@@ -209,6 +214,12 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
         const guard = checkAccess(req, request, options);
         if (guard !== undefined) {
           sendStatus(res, guard);
+          return;
+        }
+        const refusal = options.contextLimit && request.body ? contextLimitRefusal(request.body, options.contextLimit) : undefined;
+        if (refusal !== undefined) {
+          request.refusedForLength = true;
+          sendStatus(res, refusal);
           return;
         }
         const step = takeStep(request);

@@ -15,15 +15,19 @@ export function renderReturnValue(value: unknown): string {
   return text ?? NO_OUTPUT;
 }
 
-/** The note ending a cut result; its length is the only thing a result may exceed the cap by. */
-export function truncationNote(originalLength: number, keptLength: number): string {
-  return `\n[truncated: showing the first ${keptLength} of ${originalLength} characters]`;
+/**
+ * The note ending a cut result; its length is the only thing a result may exceed the cap by. `shared`: the
+ * cap was this call's share of a turn whose calls share one budget, so fewer calls at once get more each.
+ */
+export function truncationNote(originalLength: number, keptLength: number, shared = false): string {
+  const why = shared ? "; the calls of one turn share one budget, so fewer calls per turn get more each" : "";
+  return `\n[truncated: showing the first ${keptLength} of ${originalLength} characters${why}]`;
 }
 
 /** Keeps the start of `text` within `maxChars` (never splitting a surrogate pair) and says how long it was. */
-export function capContent(text: string, maxChars: number): string {
+export function capContent(text: string, maxChars: number, shared = false): string {
   if (text.length <= maxChars) return text;
   let kept = Math.max(0, maxChars);
   if (kept > 0 && isHighSurrogate(text.charCodeAt(kept - 1))) kept -= 1;
-  return text.slice(0, kept) + truncationNote(text.length, kept);
+  return text.slice(0, kept) + truncationNote(text.length, kept, shared);
 }

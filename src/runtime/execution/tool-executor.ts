@@ -203,7 +203,9 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolRunner & P
     } catch (error) {
       outcome = { status: "tool_error", content: internalErrorMessage(quoteName(name), error) };
     }
-    return { ...outcome, content: capContent(outcome.content, maxResultChars) };
+    // The turn's share may be smaller than the executor's own cap: many calls share one budget.
+    const share = context.maxResultChars ?? maxResultChars;
+    return { ...outcome, content: capContent(outcome.content, Math.min(maxResultChars, share), share < maxResultChars) };
   }
 
   return {

@@ -38,7 +38,27 @@ export type RunResult =
   | { kind: "unknown_finish"; turns: number; finishReason: FinishReason; usage: TokenUsage }
   | { kind: "api_error"; turns: number; error: ApiFailure; usage: TokenUsage }
   /** The run's signal was aborted (Ctrl-C); history keeps only what was finished. */
-  | { kind: "interrupted"; turns: number; usage: TokenUsage };
+  | { kind: "interrupted"; turns: number; usage: TokenUsage }
+  /**
+   * The conversation does not fit the context window even after every compaction step (the current prompt
+   * alone is too large): `tokens` is the estimated size of the request that could not be sent or was refused.
+   */
+  | { kind: "context_overflow"; turns: number; tokens: number; contextWindow?: number; usage: TokenUsage };
+
+/**
+ * One compaction step: older tool results elided (`messages` of them), or `messages` older messages
+ * summarised into one. `reason`: the request would exceed the known window, or the endpoint refused it.
+ * Sizes are the size estimate's, in tokens.
+ */
+export interface CompactionEvent {
+  type: "compaction";
+  step: "elide" | "summarize";
+  reason: "window" | "refused";
+  messages: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  contextWindow?: number;
+}
 
 export type AgentEvent =
   | { type: "run_start"; prompt: string }
@@ -56,4 +76,5 @@ export type AgentEvent =
   | { type: "interrupted_calls_answered"; toolCallIds: string[] }
   /** The transcript sink threw; it gets no further messages, so the file ends as if the process had stopped there. */
   | { type: "transcript_failed"; error: string }
+  | CompactionEvent
   | { type: "run_end"; result: RunResult };

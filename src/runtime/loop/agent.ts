@@ -3,8 +3,14 @@
  * answers or a limit is reached. The model is untrusted input: whatever a turn holds, the history stays
  * valid for the strictest gateway and the run ends with a `RunResult`, never an exception.
  */
-import type { AgentEvent, ApiFailure, RunResult, ToolCallResult } from "./agent-events.js";
+import type { CompactionRecord } from "../compaction/compaction-record.js";
+import { contextWindowFor } from "../compaction/context-windows.js";
+import { createHistoryCompactor, isContextLengthError, type CompactionOutcome } from "../compaction/history-compactor.js";
+import { DEFAULT_TURN_RESULT_CHARS, resultShare, turnResultBudget } from "../compaction/turn-result-budget.js";
+import type { AgentEvent, RunResult, ToolCallResult } from "./agent-events.js";
 import { interruptedToolResults } from "./interrupted-tool-calls.js";
+import { mapLimited } from "./map-limited.js";
+import { addUsage, describeFailure, errorText } from "./run-accounting.js";
 import type { AssistantMessage, ChatMessage, ToolCall, ToolMessage } from "./messages.js";
 import type { ModelTurn, TokenUsage, ToolExecutor, TurnRequester } from "./types.js";
 
@@ -16,6 +22,11 @@ export interface MessageSink {
    * `transcript_failed` event reports it; the run goes on.
    */
   append(message: ChatMessage): void;
+  /**
+   * Called once per compaction, after the messages it replaces were appended (the transcript writes it as
+   * a line of its own, so that a resume rebuilds the compacted history). Same failure rule as `append`.
+   */
+  recordCompaction?(record: CompactionRecord): void;
 }
 
 /** What `beforeToolCall` and `afterToolCall` receive besides the call. */
@@ -58,6 +69,19 @@ export interface AgentOptions {
   maxLengthRetries?: number;
   /** Stream responses (text arrives as `text_delta` events). Default true. */
   stream?: boolean;
+  /**
+   * The model's context window in tokens: the history is compacted before a request that would not fit it.
+   * Default: the built-in table of common models (src/runtime/compaction/context-windows.ts), else unknown
+   * (then only the endpoint's refusal of a request as too long starts a compaction).
+   */
+  contextWindow?: number;
+  /** How many tool calls of one turn run at once. Default 16. */
+  maxParallelToolCalls?: number;
+  /**
+   * The characters all tool results of one turn may hold together, shared equally among its calls and cut
+   * by the executor. Default 400,000; with a known window, at most half of it (3 characters per token).
+   */
+  maxTurnResultChars?: number;
   /** The directory tools may touch; passed to each call's context. */
   workspace: string;
   /**
@@ -81,17 +105,24 @@ export interface RunOptions {
 export interface Agent {
   /** Adds `prompt` to the history and loops until an answer or a stop. Never throws. Runs must not overlap. */
   run(prompt: string, options?: RunOptions): Promise<RunResult>;
-  /** The history so far (append-only), exactly what the next request will send before its new prompt. */
+  /**
+   * The history so far, exactly what the next request will send before its new prompt: appended to, and
+   * rewritten only by compaction (older tool results elided, older messages summarised).
+   */
   readonly messages: readonly ChatMessage[];
 }
 
 const DEFAULT_MAX_TURNS = 10;
 const DEFAULT_MAX_LENGTH_RETRIES = 2;
+const DEFAULT_MAX_PARALLEL_TOOL_CALLS = 16;
 
 export function createAgent(options: AgentOptions): Agent {
   const maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS;
   const maxLengthRetries = options.maxLengthRetries ?? DEFAULT_MAX_LENGTH_RETRIES;
   const history: ChatMessage[] = [...(options.history ?? [])];
+  const contextWindow = options.contextWindow ?? contextWindowFor(options.model);
+  const maxParallel = options.maxParallelToolCalls ?? DEFAULT_MAX_PARALLEL_TOOL_CALLS;
+  const turnBudget = turnResultBudget(options.maxTurnResultChars ?? DEFAULT_TURN_RESULT_CHARS, contextWindow);
   let turnsSoFar = 0;
 
   const emit = (event: AgentEvent): void => {
@@ -116,6 +147,29 @@ export function createAgent(options: AgentOptions): Agent {
     }
   };
 
+  const recordCompaction = (record: CompactionRecord): void => {
+    if (!transcript?.recordCompaction) return;
+    try {
+      transcript.recordCompaction(record);
+    } catch (error) {
+      transcript = undefined;
+      emit({ type: "transcript_failed", error: errorText(error) });
+    }
+  };
+
+  const compactor = createHistoryCompactor({
+    contextWindow,
+    requestTurn: options.requestTurn,
+    model: options.model,
+    stream: options.stream ?? true,
+    tools: options.executor.definitions,
+    history,
+    onCompaction: (event, record) => {
+      recordCompaction(record);
+      emit(event);
+    },
+  });
+
   const appendUnprompted = (message: ChatMessage): void => {
     append(message);
     emit({ type: "message", message });
@@ -130,14 +184,14 @@ export function createAgent(options: AgentOptions): Agent {
 
   const runToolCalls = async (calls: readonly ToolCall[], turn: number, signal: AbortSignal): Promise<boolean> => {
     const info: ToolCallInfo = { turn, signal };
-    const results = await Promise.all(
-      calls.map(async (call) => {
-        emit({ type: "tool_call_start", turn, call });
-        const result = await runOneToolCall(call, info, options);
-        emit({ type: "tool_call_end", turn, call, result });
-        return result;
-      }),
-    );
+    const maxResultChars = resultShare(turnBudget, calls.length);
+    const results = await mapLimited(calls, maxParallel, async (call): Promise<ToolCallResult> => {
+      if (signal.aborted) return { status: "aborted", content: "" };
+      emit({ type: "tool_call_start", turn, call });
+      const result = await runOneToolCall(call, info, maxResultChars, options);
+      emit({ type: "tool_call_end", turn, call, result });
+      return result;
+    });
     // On interruption, only the results that came before the first aborted call are real and in order;
     // the rest are left for the resume to answer honestly.
     for (const [index, call] of calls.entries()) {
@@ -161,11 +215,27 @@ export function createAgent(options: AgentOptions): Agent {
     if (history.length === 0 && options.systemPrompt !== undefined) {
       appendUnprompted({ role: "system", content: options.systemPrompt });
     }
-    appendUnprompted({ role: "user", content: prompt });
+    const currentPrompt: ChatMessage = { role: "user", content: prompt };
+    appendUnprompted(currentPrompt);
+    const stopFor = (outcome: CompactionOutcome): RunResult | undefined => {
+      switch (outcome.kind) {
+        case "fits":
+        case "compacted":
+          return undefined;
+        case "does_not_fit":
+          return { kind: "context_overflow", turns, tokens: outcome.tokens, ...(contextWindow !== undefined ? { contextWindow } : {}), usage };
+        case "api_error":
+          return { kind: "api_error", turns, error: outcome.error, usage };
+        case "interrupted":
+          return { kind: "interrupted", turns, usage };
+      }
+    };
 
     let lengthRetries = 0;
     while (turns < maxTurns) {
       if (signal.aborted) return end({ kind: "interrupted", turns, usage });
+      const fitted = stopFor(await compactor.fitWindow(currentPrompt, signal, usage));
+      if (fitted) return end(fitted);
       turns += 1;
       turnsSoFar += 1;
       const turn = turnsSoFar;
@@ -182,6 +252,14 @@ export function createAgent(options: AgentOptions): Agent {
         });
       } catch (error) {
         if (signal.aborted) return end({ kind: "interrupted", turns, usage });
+        if (isContextLengthError(error)) {
+          const shrunk = stopFor(await compactor.shrinkAfterRefusal(currentPrompt, signal, usage));
+          if (shrunk) return end(shrunk);
+          // The request is resent, strictly smaller; a refused request does not count as a turn.
+          turns -= 1;
+          turnsSoFar -= 1;
+          continue;
+        }
         return end({ kind: "api_error", turns, error: describeFailure(error), usage });
       }
       addUsage(usage, modelTurn.usage);
@@ -240,7 +318,7 @@ function toolMessage(call: ToolCall, result: ToolCallResult): ToolMessage {
   return { role: "tool", tool_call_id: call.id, content: result.content };
 }
 
-async function runOneToolCall(call: ToolCall, info: ToolCallInfo, options: AgentOptions): Promise<ToolCallResult> {
+async function runOneToolCall(call: ToolCall, info: ToolCallInfo, maxResultChars: number, options: AgentOptions): Promise<ToolCallResult> {
   let decision: unknown;
   try {
     decision = await options.beforeToolCall?.(call, info);
@@ -249,7 +327,7 @@ async function runOneToolCall(call: ToolCall, info: ToolCallInfo, options: Agent
   }
   const result: ToolCallResult = isBlock(decision)
     ? { status: "blocked", content: `Tool call blocked: ${decision.block}` }
-    : await executeSafely(call, info, options);
+    : await executeSafely(call, info, maxResultChars, options);
   if (!options.afterToolCall) return result;
   try {
     return (await options.afterToolCall(call, result, info)) ?? result;
@@ -263,9 +341,9 @@ function isBlock(decision: unknown): decision is { block: string } {
 }
 
 /** The executor promises never to reject; if a custom one does, the call still gets a result. */
-async function executeSafely(call: ToolCall, info: ToolCallInfo, options: AgentOptions): Promise<ToolCallResult> {
+async function executeSafely(call: ToolCall, info: ToolCallInfo, maxResultChars: number, options: AgentOptions): Promise<ToolCallResult> {
   try {
-    return await options.executor.execute(call, { workspace: options.workspace, signal: info.signal });
+    return await options.executor.execute(call, { workspace: options.workspace, signal: info.signal, maxResultChars });
   } catch (error) {
     return { status: "tool_error", content: `The tool could not be run: the executor failed (${errorText(error)}).` };
   }
@@ -276,32 +354,4 @@ function hookFailure(hook: string, error: unknown): ToolCallResult {
     status: "hook_error",
     content: `This call produced no result: the agent's ${hook} hook failed (${errorText(error)}). This is not a problem with your arguments.`,
   };
-}
-
-function errorText(error: unknown): string {
-  if (error instanceof Error) return `${error.name}: ${error.message}`;
-  return String(error);
-}
-
-/** The model client rejects with a typed error; anything else (a custom requester's bug) is described as best it can be. */
-function describeFailure(error: unknown): ApiFailure {
-  if (typeof error === "object" && error !== null && "kind" in error && "message" in error) {
-    const { kind, message, status, hint } = error as { kind: unknown; message: unknown; status?: unknown; hint?: unknown };
-    if (typeof kind === "string" && typeof message === "string") {
-      return {
-        kind,
-        message,
-        ...(typeof status === "number" ? { status } : {}),
-        ...(typeof hint === "string" ? { hint } : {}),
-      };
-    }
-  }
-  return { kind: "unexpected", message: errorText(error) };
-}
-
-function addUsage(total: TokenUsage, turn: TokenUsage | undefined): void {
-  if (!turn) return;
-  total.promptTokens += turn.promptTokens;
-  total.completionTokens += turn.completionTokens;
-  if (turn.cachedTokens !== undefined) total.cachedTokens = (total.cachedTokens ?? 0) + turn.cachedTokens;
 }

@@ -1,10 +1,11 @@
 /**
  * The transcript: one JSON line per chat message, exactly the message the API receives, appended as soon
- * as the message exists. Each line is written with a single write call on a file opened for appending,
+ * as the message exists, and one line per compaction (src/runtime/compaction/compaction-record.ts). Each line is written with a single write call on a file opened for appending,
  * so a killed process loses at most the line in flight, and that line is at worst torn (cut short).
  */
 import { closeSync, constants, writeSync } from "node:fs";
 import { lastByte, NotRegularFileError, openRegularFile, readRegularFile } from "../workspace/regular-file.js";
+import { applyCompaction, isCompactionRecord } from "../compaction/compaction-record.js";
 import type { MessageSink } from "./agent.js";
 import type { ChatMessage } from "./messages.js";
 import { repairHistory } from "./repair-history.js";
@@ -29,6 +30,9 @@ export function openTranscript(file: string, options: { redact?: (line: string) 
     append(message) {
       writeFully(fd, `${redact(JSON.stringify(message))}\n`);
     },
+    recordCompaction(record) {
+      writeFully(fd, `${redact(JSON.stringify(record))}\n`);
+    },
     close() {
       if (closed) return;
       closed = true;
@@ -52,9 +56,11 @@ export type TranscriptReading =
 
 /**
  * Reads a transcript to resume it. Lines that are not complete JSON (a write cut short by a crash) are
- * skipped with a warning; a complete line that is not a chat message is an error, since sending it
- * would change the conversation. A leading byte-order mark is ignored. The history is then repaired for a
- * strict gateway (`repairHistory`), one warning per kind of repair; the file itself is not rewritten.
+ * skipped with a warning; a compaction line is applied to the messages read so far, so the result is the
+ * history as the loop held it after its last compaction; any other complete line that is not a chat
+ * message is an error, since sending it would change the conversation. A leading byte-order mark is
+ * ignored. The history is then repaired for a strict gateway (`repairHistory`), one warning per kind of
+ * repair; the file itself is not rewritten.
  */
 export function readTranscript(file: string): TranscriptReading {
   let text: string;
@@ -80,6 +86,15 @@ export function readTranscript(file: string): TranscriptReading {
       value = JSON.parse(line);
     } catch {
       warnings.push(`${file}:${lineNumber}: ignored an incomplete line (a write cut short, e.g. by a crash): ${shorten(line)}`);
+      continue;
+    }
+    if (isCompactionRecord(value)) {
+      // The loop compacted the history it held: the repaired one it resumed (repairing is idempotent), plus what came after.
+      const held = repairHistory(messages).messages;
+      messages.length = 0;
+      for (const message of held) messages.push(message);
+      const problem = applyCompaction(messages, value, chatMessageProblem);
+      if (problem !== undefined) return { ok: false, error: `${file}:${lineNumber}: ${problem}` };
       continue;
     }
     const problem = chatMessageProblem(value);

@@ -54,6 +54,11 @@ export interface ToolContext {
   workspace: string;
   /** Aborted when the call times out or the user interrupts. */
   signal: AbortSignal;
+  /**
+   * The most characters of this call's result the model will read: its share of the turn's result budget
+   * (the executor cuts the result there, with its note). A tool may stop producing output beyond it.
+   */
+  maxResultChars?: number;
 }
 
 export interface ToolExecutor {

@@ -4,6 +4,7 @@
  * Messages never hold the API key (it is scrubbed even when the API echoes it back) nor a stack trace.
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import { isContextLengthRefusal } from "../compaction/context-length-refusal.js";
 import { scrubSecret } from "./key-mask.js";
 import { MAX_RETRY_DELAY_MS, requestedDelayMs, type BodyCut } from "./watched-fetch.js";
 
@@ -19,6 +20,8 @@ export interface ModelRequestErrorInit {
   status?: number;
   /** The failure is transient: trying the same request again may succeed. */
   retryable: boolean;
+  /** The endpoint refused the request as longer than the model's context window (the loop compacts and resends). */
+  contextLengthExceeded?: boolean;
 }
 
 /** A failed model request, ready for stderr: `message` says what happened, `hint` what to do next. */
@@ -27,6 +30,7 @@ export class ModelRequestError extends Error {
   readonly status: number | undefined;
   readonly retryable: boolean;
   readonly hint: string | undefined;
+  readonly contextLengthExceeded: boolean;
 
   constructor(init: ModelRequestErrorInit) {
     super(init.message);
@@ -35,6 +39,7 @@ export class ModelRequestError extends Error {
     this.status = init.status;
     this.retryable = init.retryable;
     this.hint = init.hint;
+    this.contextLengthExceeded = init.contextLengthExceeded ?? false;
   }
 }
 
@@ -67,6 +72,7 @@ export function toModelRequestError(error: unknown, context: FailureContext): Mo
     kind: made.kind,
     message: scrub(made.message) ?? "",
     retryable: made.retryable,
+    ...(made.contextLengthExceeded ? { contextLengthExceeded: true } : {}),
     ...(made.hint !== undefined ? { hint: scrub(made.hint) } : {}),
     ...(made.status !== undefined ? { status: made.status } : {}),
   });
@@ -167,6 +173,7 @@ function httpFailure(error: APIError, url: string, tries: string): ModelRequestE
     };
   }
   const retryable = status === 408 || status === 409 || status === 429 || status >= 500;
+  const contextLengthExceeded = isContextLengthRefusal({ code: error.code, type: error.type, message: apiMessage });
   const delayMs = error.headers ? requestedDelayMs(error.headers) : undefined;
   const wait = delayMs !== undefined && delayMs > MAX_RETRY_DELAY_MS ? ` (the server asks to wait ${seconds(delayMs)} before retrying)` : "";
   return {
@@ -174,6 +181,7 @@ function httpFailure(error: APIError, url: string, tries: string): ModelRequestE
     status,
     message: `HTTP ${status} from ${url}: ${apiMessage}${retryable ? tries : ""}${wait}`,
     retryable,
+    ...(contextLengthExceeded ? { contextLengthExceeded } : {}),
     ...hintFor(status),
   };
 }
