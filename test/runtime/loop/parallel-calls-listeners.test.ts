@@ -64,6 +64,8 @@ it(`aborting the run stops all ${CALLS} parallel calls through the one shared li
     executor,
     model: "scripted",
     workspace: tempDir(),
+    // All of them running at once, past the default bound of 16.
+    maxParallelToolCalls: CALLS,
     onEvent: (event) => {
       events.push(event);
       if (event.type === "tool_call_start" && ++started === CALLS) setImmediate(() => controller.abort());
