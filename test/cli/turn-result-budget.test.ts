@@ -13,6 +13,8 @@ import { cliEnv, projectRoot, spawnCli, tempDir, useCliFixture, writeFixtureSche
 const fx = useCliFixture();
 const CALLS = 11_000;
 const FILE_CHARS = 50_000;
+/** What read_file returns for the file, before the executor cuts it to the call's share. */
+const READ_RESULT_CHARS = 40_000 + "[read_file: lines 1-400 shown; the result reached its 40000-byte cap and the file goes on. Call read_file with offset 400 to read on.]".length;
 
 /** The highest resident size of a running process, sampled from /proc until it exits (Linux). */
 function watchResident(pid: number, exited: Promise<unknown>): Promise<number> {
@@ -48,6 +50,7 @@ describe.runIf(process.platform === "linux")("one turn of 11,000 parallel read_f
 
     expect(run.stdout).toBe("read them all\n");
     expect(run.code).toBe(0);
+    console.info(`read_file budget: ${CALLS} calls × ${FILE_CHARS} characters, peak resident ${Math.round(peak / 1024 ** 2)} MB`);
     expect(peak).toBeGreaterThan(0);
     expect(peak).toBeLessThan(1024 ** 3);
 
@@ -57,7 +60,7 @@ describe.runIf(process.platform === "linux")("one turn of 11,000 parallel read_f
     expect(results).toHaveLength(CALLS);
     const share = Math.floor(DEFAULT_TURN_RESULT_CHARS / CALLS);
     expect(results[0]?.content).toBe(
-      `${"x".repeat(share)}\n[truncated: showing the first ${share} of ${FILE_CHARS} characters; the calls of one turn share one budget, so fewer calls per turn get more each]`,
+      `${"x".repeat(share)}\n[truncated: showing the first ${share} of ${READ_RESULT_CHARS} characters; the calls of one turn share one budget, so fewer calls per turn get more each]`,
     );
     expect(statSync(transcript).size).toBeLessThan(8 * 1024 * 1024);
 
