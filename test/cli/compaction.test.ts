@@ -15,7 +15,7 @@ import { createAgent } from "../../src/runtime/loop/agent.js";
 import type { ChatMessage } from "../../src/runtime/loop/messages.js";
 import { readTranscript } from "../../src/runtime/loop/transcript.js";
 import { createTurnRequester } from "../../src/runtime/model/model-client.js";
-import type { ContextLimit } from "../../src/scripted-server/context-limit.js";
+import { requestSize, type ContextLimit } from "../../src/scripted-server/context-limit.js";
 import { startScriptedServer, type RecordedRequest, type Script, type ScriptedServer } from "../../src/scripted-server/scripted-server.js";
 import { fakeExecutor } from "../runtime/loop/fakes.js";
 import { cliEnv, projectRoot, runCliInProcess, SENTINEL_KEY, tempDir, writeFixtureSchemas } from "./support.js";
@@ -54,6 +54,19 @@ function accepted(target: ScriptedServer): RecordedRequest[] {
   return target.requests.filter((request) => !request.refusedForLength);
 }
 
+/**
+ * Every refused request is resent strictly smaller (one compaction step, one resend): the next request that
+ * offers the tools, as summary requests offer none.
+ */
+function expectEachResendSmaller(target: ScriptedServer): void {
+  const conversation = target.requests.filter((request) => request.body?.tools !== undefined);
+  const sizes = conversation.map((request) => (request.body ? requestSize(request.body) : 0));
+  expect(conversation.some((request) => request.refusedForLength)).toBe(true);
+  conversation.forEach((request, index) => {
+    if (request.refusedForLength && index + 1 < sizes.length) expect(sizes[index + 1]).toBeLessThan(sizes[index]!);
+  });
+}
+
 function messagesOf(request: RecordedRequest | undefined): ChatMessage[] {
   return (request?.body?.messages ?? []) as ChatMessage[];
 }
@@ -70,6 +83,8 @@ describe("reading several large files with the window unknown (OpenAI's refusal)
     expect(run.code).toBe(0);
     const refused = target.requests.filter((request) => request.refusedForLength);
     expect(refused.length).toBeGreaterThanOrEqual(1);
+    expect(accepted(target)).toHaveLength(5);
+    expectEachResendSmaller(target);
     expect(run.stderr).toContain("compacted the history: elided 2 older tool results (calling the tool again brings one back), because the endpoint refused the request as too long");
     for (const request of accepted(target)) expect(request.violations).toEqual([]);
     const last = messagesOf(accepted(target).at(-1));
@@ -122,6 +137,7 @@ describe("summarising when eliding is not enough (LM Studio's wording)", () => {
     expect(run.stdout).toBe("third answer\n");
     expect(run.code).toBe(0);
     expect(run.stderr).toContain("compacted the history: summarised 3 older messages into one, because the endpoint refused the request as too long");
+    expectEachResendSmaller(target);
     const summaryRequest = accepted(target)[0];
     expect(summaryRequest?.body?.tools).toBeUndefined();
     expect(messagesOf(summaryRequest)[1]?.content).toContain("question one");

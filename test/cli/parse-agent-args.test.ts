@@ -23,6 +23,13 @@ describe("parseAgentArgs", () => {
     expect(parseAgentArgs(["hi", "--max-response-bytes", "0"])).toMatchObject({ ok: false, error: expect.stringContaining("--max-response-bytes needs a whole number of at least 1") });
   });
 
+  it("reads --context-window as a whole number of tokens of at least 1", () => {
+    expect(parseAgentArgs(["hi", "--context-window", "128000"])).toMatchObject({ ok: true, args: { contextWindow: 128_000 } });
+    expect(parseAgentArgs(["--context-window=8192", "hi"])).toMatchObject({ ok: true, args: { contextWindow: 8_192, prompt: "hi" } });
+    expect(parseAgentArgs(["hi", "--context-window", "0"])).toEqual({ ok: false, error: '--context-window needs a whole number of at least 1, got "0"' });
+    expect(parseAgentArgs(["hi", "--context-window", "128k"])).toEqual({ ok: false, error: '--context-window needs a whole number of at least 1, got "128k"' });
+  });
+
   it("`--` ends the flags; a prompt may start with a dash followed by a digit", () => {
     expect(parseAgentArgs(["--", "--model", "x"])).toMatchObject({ ok: true, args: { prompt: "--model x" } });
     expect(parseAgentArgs(["-5 + 3?"])).toMatchObject({ ok: true, args: { prompt: "-5 + 3?" } });

@@ -19,13 +19,17 @@ export const CONTEXT_LENGTH_WORDINGS: readonly { provider: string; pattern: RegE
   // vLLM's V1 engine: "The decoder prompt (length N) is longer than the maximum model length of M" /
   // "Prompt length of N is longer than the maximum model length of M"
   { provider: "vLLM", pattern: /is longer than the maximum model length/i },
-  // llama.cpp's server and Ollama: "request (N tokens) exceeds the available context size (M tokens)"
+  // llama.cpp's server and Ollama: "request (N tokens) exceeds the available context size (M tokens), try
+  // increasing it"; older llama.cpp servers: "the request exceeds the available context size, try increasing it"
   { provider: "llama.cpp server, Ollama", pattern: /exceeds the available context size/i },
   // Ollama's older wording
   { provider: "Ollama", pattern: /input length exceeds the context length/i },
   // LM Studio: "Trying to keep the first N tokens when context the overflows. However, the model is loaded
   // with context length of only M tokens, which is not enough."
   { provider: "LM Studio", pattern: /context length of only \d+ tokens/i },
+  // LM Studio's newer wording: "The number of tokens to keep from the initial prompt is greater than the
+  // context length (n_keep: N>= n_ctx: M). Try to load the model with a larger context length, …"
+  { provider: "LM Studio (newer)", pattern: /tokens to keep from the initial prompt is greater than the context length/i },
 ];
 
 export interface EndpointRefusal {

@@ -24,6 +24,12 @@ const REFUSALS: Array<{ provider: string; code?: string; type?: string; message:
   },
   { provider: "llama.cpp server", type: "exceed_context_size_error", message: "request (4476 tokens) exceeds the available context size (4096 tokens), try increasing it" },
   { provider: "llama.cpp server (message only)", message: "request (4476 tokens) exceeds the available context size (4096 tokens), try increasing it" },
+  { provider: "llama.cpp server (older)", message: "the request exceeds the available context size, try increasing it" },
+  {
+    provider: "llama.cpp server (2025, sent as HTTP 500)",
+    type: "exceed_context_size_error",
+    message: "the request exceeds the available context size. try increasing the context size or enable context shift",
+  },
   {
     provider: "Ollama (OpenAI-compatible, wrapped)",
     message: '{"error":{"code":400,"message":"request (351 tokens) exceeds the available context size (256 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":351,"n_ctx":256}}',
@@ -32,6 +38,10 @@ const REFUSALS: Array<{ provider: string; code?: string; type?: string; message:
   {
     provider: "LM Studio",
     message: "Trying to keep the first 15857 tokens when context the overflows. However, the model is loaded with context length of only 4096 tokens, which is not enough. Try to load the model with a larger context length, or provide a shorter input",
+  },
+  {
+    provider: "LM Studio (newer)",
+    message: "The number of tokens to keep from the initial prompt is greater than the context length (n_keep: 13055>= n_ctx: 4096). Try to load the model with a larger context length, or provide a shorter input.",
   },
 ];
 
