@@ -11,6 +11,9 @@ import { fileKind } from "../src/runtime/workspace/file-kind.js";
  */
 const MAX_RESULT_BYTES = 40_000;
 
+/** Left for the note (and the executor's notes) when a call's share of its turn's result budget is smaller. */
+const NOTE_ROOM = 1_000;
+
 /**
  * Read a UTF-8 text file inside the workspace. Use it to look at source code, notes or configuration
  * before answering about them or changing them. Returns the file's text as it is; a result that stops
@@ -32,7 +35,7 @@ const MAX_RESULT_BYTES = 40_000;
  * @default 2000
  */
 export async function read_file(path: string, offset = 0, limit = 2000): Promise<string> {
-  const { workspace, signal } = toolContext();
+  const { workspace, signal, maxResultChars } = toolContext();
   const file = await confineOrRefuse(workspace, path);
   if ("refusal" in file) return file.refusal;
   const kind = fileKind(file.stats);
@@ -42,14 +45,25 @@ export async function read_file(path: string, offset = 0, limit = 2000): Promise
   }
   const handle = await openConfined(file, path);
   try {
-    return resultText(path, offset, await readLines(handle, { offset, limit, maxBytes: MAX_RESULT_BYTES, signal }));
+    const cap = resultCap(maxResultChars);
+    return resultText(path, offset, cap, await readLines(handle, { offset, limit, maxBytes: cap, signal }));
   } finally {
     await handle.close();
   }
 }
 
+/**
+ * The most bytes this call returns: the cap, or less when the call's share of its turn's result budget
+ * (the executor cuts there) is smaller, so that the note saying which offset reads on still reaches the
+ * model. A share too small to hold some text and the note is left to the executor's cut.
+ */
+function resultCap(share: number | undefined): number {
+  if (share === undefined || share - NOTE_ROOM >= MAX_RESULT_BYTES || share < 2 * NOTE_ROOM) return MAX_RESULT_BYTES;
+  return share - NOTE_ROOM;
+}
+
 /** The text the model reads: the lines, then a note when the result stops before the end of the file. */
-function resultText(path: string, offset: number, read: LinesRead): string {
+function resultText(path: string, offset: number, cap: number, read: LinesRead): string {
   const shown = quotePath(path);
   if (read.kind === "binary") {
     const why = read.reason === "nul" ? "it contains a NUL byte" : "it is not valid UTF-8";
@@ -68,8 +82,8 @@ function resultText(path: string, offset: number, read: LinesRead): string {
     case "limit":
       return withNote(`lines ${offset + 1}-${next} shown; the file goes on. Call read_file with offset ${next} to read on.`);
     case "bytes":
-      return withNote(`lines ${offset + 1}-${next} shown; the result reached its ${MAX_RESULT_BYTES}-byte cap and the file goes on. Call read_file with offset ${next} to read on.`);
+      return withNote(`lines ${offset + 1}-${next} shown; the result reached its ${cap}-byte cap and the file goes on. Call read_file with offset ${next} to read on.`);
     case "cut-line":
-      return withNote(`line ${next} is longer than the ${MAX_RESULT_BYTES}-byte cap; only its start is shown. Call read_file with offset ${next} to read the lines after it.`);
+      return withNote(`line ${next} is longer than the ${cap}-byte cap; only its start is shown. Call read_file with offset ${next} to read the lines after it.`);
   }
 }

@@ -35,7 +35,7 @@ export async function callWithTimeout(
     settle({ kind: "timeout" });
     controller.abort(new DOMException(`The tool call timed out after ${timeoutMs} ms`, "TimeoutError"));
   }, clampTimerMs(timeoutMs));
-  const toolContext: ToolContext = { workspace: context.workspace, signal: controller.signal };
+  const toolContext: ToolContext = { ...context, signal: controller.signal };
   const ran = (async () => runWithToolContext(toolContext, () => fn(...args)))().then(
     (value): CallResult => ({ kind: "returned", value }),
     (error: unknown): CallResult => ({ kind: "threw", error }),

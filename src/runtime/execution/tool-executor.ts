@@ -169,7 +169,9 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolRunner & P
     if (context.signal.aborted) return { status: "aborted", content: abortedMessage(name) };
     const fn = await loadFunction(entry);
     if (typeof fn === "string") return { status: "tool_error", content: loadFailedMessage(name, entry.binding.file, fn) };
-    const result = await callWithTimeout(fn, bindArguments(entry.binding.call, parsed.args), context, timeoutMs);
+    // The tool learns where its result will be cut, so it can stop there with a note of its own.
+    const toolContext: ToolContext = { ...context, maxResultChars: resultCut(context) };
+    const result = await callWithTimeout(fn, bindArguments(entry.binding.call, parsed.args), toolContext, timeoutMs);
     switch (result.kind) {
       case "timeout":
         return { status: "timeout", content: timeoutMessage(name, timeoutMs) };
@@ -203,9 +205,13 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolRunner & P
     } catch (error) {
       outcome = { status: "tool_error", content: internalErrorMessage(quoteName(name), error) };
     }
-    // The turn's share may be smaller than the executor's own cap: many calls share one budget.
-    const share = context.maxResultChars ?? maxResultChars;
-    return { ...outcome, content: capContent(outcome.content, Math.min(maxResultChars, share), share < maxResultChars) };
+    const cut = resultCut(context);
+    return { ...outcome, content: capContent(outcome.content, cut, cut < maxResultChars) };
+  }
+
+  /** Where a call's result is cut: the executor's cap, or the call's share of its turn's budget when smaller. */
+  function resultCut(context: ToolContext): number {
+    return Math.min(maxResultChars, context.maxResultChars ?? maxResultChars);
   }
 
   return {

@@ -55,8 +55,9 @@ export interface ToolContext {
   /** Aborted when the call times out or the user interrupts. */
   signal: AbortSignal;
   /**
-   * The most characters of this call's result the model will read: its share of the turn's result budget
-   * (the executor cuts the result there, with its note). A tool may stop producing output beyond it.
+   * The most characters of this call's result the model will read. The loop sets it to the call's share of
+   * the turn's result budget; a tool sees the smaller of that and the executor's cap (the executor cuts the
+   * result there, with its note), so it may stop producing output there, with a note of its own.
    */
   maxResultChars?: number;
 }
