@@ -138,6 +138,14 @@ export const agentIsNotAny: IsAny<typeof createAgent> = false;
     expect(result.code).toBe(0);
     expect(result.stdout).toBe("done\n");
     expect(result.toolResults).toEqual([`hello ${workspace} aborted=false`, "a note\n"]);
+
+    // The bin takes the agent's flags through the same CLI entry: a window too small even for the tools
+    // ends with exit 6 before any request.
+    const before = server.requests.length;
+    const tooSmall = await sigloop(project, ["agent", "--context-window", "100", "What is here?"], serverEnv());
+    expect(tooSmall.code).toBe(6);
+    expect(tooSmall.stderr).toContain("Stopped: the conversation does not fit the context window of 100 tokens");
+    expect(server.requests.length).toBe(before);
   }, SLOW);
 
   it("the library works from plain JavaScript (node app.mjs), loading TypeScript tools itself", async () => {
@@ -284,5 +292,7 @@ import("sigloop").then((sigloop) => console.log(required, typeof sigloop.createA
     expect(unknown.stderr).toContain('unknown command "frobnicate"');
     const agentHelp = await sigloop(project, ["agent", "--help"]);
     expect(agentHelp.stdout).toContain('Usage: npx sigloop agent [flags] "prompt"');
+    expect(agentHelp.stdout).toContain("--context-window N");
+    expect(agentHelp.stdout).toContain("6 the conversation does not fit the context window");
   }, SLOW);
 });
