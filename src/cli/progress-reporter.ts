@@ -109,7 +109,7 @@ function compactionText(event: CompactionEvent): string {
   const what =
     event.step === "elide"
       ? `elided ${event.messages} older tool result${event.messages === 1 ? "" : "s"} (calling the tool again brings one back)`
-      : `summarised ${event.messages} older messages into one`;
+      : `summarised ${event.messages} older message${event.messages === 1 ? "" : "s"} into one`;
   const why =
     event.reason === "refused"
       ? "the endpoint refused the request as too long"

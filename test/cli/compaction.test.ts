@@ -55,8 +55,8 @@ function accepted(target: ScriptedServer): RecordedRequest[] {
 }
 
 /**
- * Every refused request is resent strictly smaller (one compaction step, one resend): the next request that
- * offers the tools, as summary requests offer none.
+ * Within one run, every refused request is resent strictly smaller (one compaction step, one resend): the
+ * next request that offers the tools, as summary requests offer none.
  */
 function expectEachResendSmaller(target: ScriptedServer): void {
   const conversation = target.requests.filter((request) => request.body?.tools !== undefined);
@@ -189,6 +189,26 @@ describe("a conversation that cannot fit", () => {
   });
 });
 
+/** The chat as `npm run agent` runs it on a terminal, in-process: one agent, the lines as prompts. */
+async function chat(target: ScriptedServer, lines: string[], executor = fakeExecutor(async () => ({ status: "ok", content: "" }))) {
+  let stdout = "";
+  let stderr = "";
+  const reporter = createProgressReporter({ write: (text: string) => (stderr += text) }, false);
+  const agent = createAgent({
+    requestTurn: createTurnRequester({ apiKey: "test", baseURL: target.baseURL }),
+    executor,
+    model: "scripted-model",
+    systemPrompt: "sys",
+    workspace: tempDir(),
+    onEvent: reporter.onEvent,
+  });
+  const input = new PassThrough();
+  const done = runInteractive({ agent, input, prompts: new PassThrough(), stdout: { write: (text: string) => (stdout += text) }, reporter });
+  input.end(lines.map((line) => `${line}\n`).join(""));
+  const code = await done;
+  return { code, stdout, stderr, agent };
+}
+
 describe("the interactive chat", () => {
   it("survives prompts past the window: each refusal compacts, the chat goes on with the same agent", async () => {
     const target = await server(
@@ -202,26 +222,38 @@ describe("the interactive chat", () => {
       { chars: 50_000 },
     );
     const executor = fakeExecutor(async (call) => ({ status: "ok", content: `${call.id} `.padEnd(30_000, "z") }));
-    let stdout = "";
-    let stderr = "";
-    const reporter = createProgressReporter({ write: (text: string) => (stderr += text) }, false);
-    const agent = createAgent({
-      requestTurn: createTurnRequester({ apiKey: "test", baseURL: target.baseURL }),
-      executor,
-      model: "scripted-model",
-      systemPrompt: "sys",
-      workspace: tempDir(),
-      onEvent: reporter.onEvent,
-    });
-    const input = new PassThrough();
-    const done = runInteractive({ agent, input, prompts: new PassThrough(), stdout: { write: (text: string) => (stdout += text) }, reporter });
-    input.end("one\ntwo\nthree\n");
 
-    expect(await done).toBe(0);
+    const { code, stdout, stderr, agent } = await chat(target, ["one", "two", "three"], executor);
+
+    expect(code).toBe(0);
     expect(stdout).toBe("first\nsecond\nthird\n");
     expect(stderr).toContain("compacted the history: elided 1 older tool result");
     expect(target.requests.some((request) => request.refusedForLength)).toBe(true);
     for (const request of accepted(target)) expect(request.violations).toEqual([]);
     expect(agent.messages.find((message) => message.role === "tool")?.content).toMatch(/^\[result elided to fit the context window: echo\(\{"text":"1"\}\)/);
+  });
+
+  it("a prompt too large for the window is refused with the exit-6 message, and the next prompt is answered with it summarised", async () => {
+    const target = await server([{ content: "The user pasted a long run of x." }, { content: "small answer" }], { chars: 20_000 });
+
+    const { code, stdout, stderr, agent } = await chat(target, ["x".repeat(30_000), "a small question"]);
+
+    expect(code).toBe(0);
+    expect(stdout).toBe("small answer\n");
+    expect(stderr).toContain("Stopped: the conversation does not fit the context window (the endpoint refused it as too long)");
+    expect(stderr).toContain("compacted the history: summarised 1 older message into one, because the endpoint refused the request as too long");
+    // The first prompt is refused with nothing to compact; the second is refused, summarised, resent smaller.
+    expect(target.requests.map((request) => [request.refusedForLength === true, request.body?.tools === undefined])).toEqual([
+      [true, false],
+      [true, false],
+      [false, true],
+      [false, false],
+    ]);
+    const sizes = target.requests.map((request) => (request.body ? requestSize(request.body) : 0));
+    expect(sizes[3]).toBeLessThan(sizes[1]!);
+    for (const request of accepted(target)) expect(request.violations).toEqual([]);
+    expect(agent.messages.map((message) => message.role)).toEqual(["system", "user", "user", "assistant"]);
+    expect(isSummary(agent.messages[1]!)).toBe(true);
+    expect(agent.messages[2]?.content).toBe("a small question");
   });
 });
