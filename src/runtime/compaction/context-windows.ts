@@ -7,11 +7,13 @@
 const CONTEXT_WINDOWS: Readonly<Record<string, number>> = {
   "gpt-3.5-turbo": 16_385,
   "gpt-4": 8_192,
+  "gpt-4-32k": 32_768,
   "gpt-4-turbo": 128_000,
   "gpt-4o": 128_000,
   "gpt-4.1": 1_047_576,
   "gpt-5": 400_000,
   o1: 200_000,
+  "o1-mini": 128_000,
   o3: 200_000,
   "o4-mini": 200_000,
   "deepseek-chat": 131_072,
