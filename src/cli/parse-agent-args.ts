@@ -68,8 +68,10 @@ Flags (before or after the prompt):
                         retried (default 600000)
   --max-response-bytes N
                         largest response body in bytes before it is dropped and retried (default 8388608, 8 MB)
-  --context-window N    the model's context window in tokens: older history is compacted to fit it
-                        (default: known for common models, else learned from the endpoint's refusal)
+  --context-window TOKENS
+                        the model's context window: older history is compacted before a request that would
+                        not fit it (default: known for common models; else unknown, and the history is
+                        compacted when the endpoint refuses a request as too long)
   --no-stream           plain responses instead of streaming
   --strict, --no-strict offer tools in OpenAI's strict dialect (constrained decoding), or lenient
                         (default: strict when the endpoint is OpenAI's or Azure OpenAI's, else lenient)

@@ -292,7 +292,7 @@ import("sigloop").then((sigloop) => console.log(required, typeof sigloop.createA
     expect(unknown.stderr).toContain('unknown command "frobnicate"');
     const agentHelp = await sigloop(project, ["agent", "--help"]);
     expect(agentHelp.stdout).toContain('Usage: npx sigloop agent [flags] "prompt"');
-    expect(agentHelp.stdout).toContain("--context-window N");
+    expect(agentHelp.stdout).toContain("--context-window TOKENS");
     expect(agentHelp.stdout).toContain("6 the conversation does not fit the context window");
   }, SLOW);
 });
