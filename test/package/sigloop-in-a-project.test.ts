@@ -2,9 +2,11 @@
  * The packed tarball installed in fresh projects, used the way its README says: `sigloop gen`, `agent`,
  * `mcp`, `demo`, `--help`, `--version` from the project's folder; tools importing "sigloop" and re-exporting
  * "sigloop/tools", type-checked by the project's own tsc (`tsc --init` defaults); the library from plain
- * JavaScript. An ES module project with a tsconfig.json and a CommonJS project without one. Packed once.
+ * JavaScript. An ES module project and a CommonJS project, each run first without a tsconfig.json and then
+ * with `tsc --init`'s. Packed once.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -16,6 +18,7 @@ import { SENTINEL_API_KEY } from "../support/sentinel-key.js";
 import { binPath, createProject, packSigloop, repoRoot, run, writeFiles, type ProcessResult } from "./installed-sigloop.js";
 
 const SLOW = 240_000;
+const hasScript = spawnSync("script", ["--version"]).status === 0;
 
 /** A tool that reports the workspace its `toolContext()` sees, and a shared type from a sibling file. */
 const whereTool = (typesImport: string) => `import { toolContext } from "sigloop";
@@ -36,8 +39,10 @@ const greetingType = `export interface Greeting {
 }
 `;
 const builtIns = `export { read_file, list_files } from "sigloop/tools";\n`;
+const oneTool = (name: string) => `/** Tool ${name}. */\nexport const ${name} = (): string => "${name}";\n`;
 
 const repoSchemas = JSON.parse(readFileSync(path.join(repoRoot, "generated", "schemas.json"), "utf8")) as SchemasFile;
+const sigloopVersion = (JSON.parse(readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string }).version;
 const definitionOf = (file: SchemasFile, name: string) => file.tools.find((tool) => tool.function.name === name);
 
 let tarball: string;
@@ -94,12 +99,25 @@ async function generateCleanly(project: string, toolCount: number): Promise<Sche
 
 const serverEnv = () => ({ OPENAI_API_KEY: SENTINEL_API_KEY, OPENAI_BASE_URL: server.baseURL });
 
-describe("an ES module project with tsc --init's tsconfig.json", () => {
+const projectTsc = (project: string) => path.join(project, "node_modules", "typescript", "bin", "tsc");
+
+/** `tsc --init` in the project, with the TypeScript that sigloop brought (the user installs nothing else). */
+async function tscInit(project: string): Promise<void> {
+  const init = await run(process.execPath, [projectTsc(project), "--init"], { cwd: project });
+  expect(init.code).toBe(0);
+}
+
+/** The project's own `tsc --noEmit -p .` passes with no output. */
+async function expectProjectTypeChecks(project: string): Promise<void> {
+  const tsc = await run(process.execPath, [projectTsc(project), "--noEmit", "-p", "."], { cwd: project });
+  expect(tsc.stdout + tsc.stderr).toBe("");
+  expect(tsc.code).toBe(0);
+}
+
+describe("an ES module project, without a tsconfig.json and then with tsc --init's", () => {
   let project: string;
   beforeAll(async () => {
     project = await createProject(tarball, "module");
-    const init = await run(process.execPath, [path.join(project, "node_modules", "typescript", "bin", "tsc"), "--init"], { cwd: project });
-    expect(init.code).toBe(0);
     writeFiles(project, {
       "tools/where.ts": whereTool("./types.js"),
       "tools/types.ts": greetingType,
@@ -113,15 +131,6 @@ type IsAny<T> = 0 extends 1 & T ? true : false;
 export const agentIsNotAny: IsAny<typeof createAgent> = false;
 `,
     });
-  }, SLOW);
-
-  it("the project's own tsc type-checks tools importing sigloop under module nodenext, strict, exactOptionalPropertyTypes", async () => {
-    const tsconfig = readFileSync(path.join(project, "tsconfig.json"), "utf8");
-    expect(tsconfig).toMatch(/"module": "nodenext"/);
-    expect(tsconfig).toMatch(/"exactOptionalPropertyTypes": true/);
-    const tsc = await run(process.execPath, [path.join(project, "node_modules", "typescript", "bin", "tsc"), "--noEmit", "-p", "."], { cwd: project });
-    expect(tsc.stdout + tsc.stderr).toBe("");
-    expect(tsc.code).toBe(0);
   }, SLOW);
 
   it("sigloop gen writes generated/schemas.json; the re-exported built-ins have this repository's schemas", async () => {
@@ -148,6 +157,44 @@ export const agentIsNotAny: IsAny<typeof createAgent> = false;
     expect(server.requests.length).toBe(before);
   }, SLOW);
 
+  it("tsc --init: the project's own tsc type-checks tools importing sigloop (module nodenext, strict, exactOptionalPropertyTypes); gen and agent agree", async () => {
+    await tscInit(project);
+    const tsconfig = readFileSync(path.join(project, "tsconfig.json"), "utf8");
+    expect(tsconfig).toMatch(/"module": "nodenext"/);
+    expect(tsconfig).toMatch(/"exactOptionalPropertyTypes": true/);
+    expect(tsconfig).toMatch(/"verbatimModuleSyntax": true/);
+    await expectProjectTypeChecks(project);
+    expect((await sigloop(project, ["gen", "--check"])).code).toBe(0);
+    const result = await scriptedAgentRun(project, ["--workspace", "workspace"], serverEnv());
+    expect(result.stdout).toBe("done\n");
+    expect(result.toolResults).toEqual([`hello ${path.join(project, "workspace")} aborted=false`, "a note\n"]);
+  }, SLOW);
+
+  it("sigloop gen --watch --tools DIR --out FILE: generates at once, then again when a tool file changes", async () => {
+    writeFiles(project, { "watched/one.ts": oneTool("one") });
+    const child = spawn(binPath(project), ["gen", "--watch", "--tools", "watched", "--out", "watched.json"], {
+      cwd: project,
+      env: { PATH: process.env.PATH, NO_COLOR: "1" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    const stderrReaches = (pattern: RegExp) => new Promise<void>((resolve, reject) => {
+      const check = () => pattern.test(stderr) && resolve();
+      child.stderr.setEncoding("utf8").on("data", (chunk: string) => ((stderr += chunk), check()));
+      child.on("close", (code) => reject(new Error(`gen --watch exited with ${code}: ${stderr}`)));
+      check();
+    });
+    try {
+      await stderrReaches(/^gen: watching watched: 1 tool → watched\.json/m);
+      writeFiles(project, { "watched/two.ts": oneTool("two") });
+      await stderrReaches(/^gen: watched\/two\.ts: 2 tools → watched\.json/m);
+      const schemas = JSON.parse(readFileSync(path.join(project, "watched.json"), "utf8")) as SchemasFile;
+      expect(schemas.tools.map((tool) => tool.function.name)).toEqual(["one", "two"]);
+    } finally {
+      child.kill();
+    }
+  }, SLOW);
+
   it("the library works from plain JavaScript (node app.mjs), loading TypeScript tools itself", async () => {
     writeFiles(project, {
       "app.mjs": `import path from "node:path";
@@ -169,7 +216,7 @@ console.log(outcome.status, outcome.content);
   }, SLOW);
 });
 
-describe("a CommonJS project without a tsconfig.json", () => {
+describe("a CommonJS project, without a tsconfig.json and then with tsc --init's", () => {
   let project: string;
   beforeAll(async () => {
     project = await createProject(tarball, "commonjs");
@@ -219,12 +266,24 @@ export function project_name(file: string = "package.json"): string {
     try {
       const { tools } = await client.listTools();
       expect(tools.map((tool) => tool.name).sort()).toEqual(["list_files", "project_name", "read_file", "where"]);
-      expect(client.getServerVersion()?.version).toBe((JSON.parse(readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string }).version);
+      expect(client.getServerVersion()?.version).toBe(sigloopVersion);
       const result = await client.callTool({ name: "where", arguments: { greeting: { word: "hello" } } });
       expect(result.content).toEqual([{ type: "text", text: `hello ${path.join(project, "workspace")} aborted=false` }]);
     } finally {
       await client.close();
     }
+  }, SLOW);
+
+  it("tsc --init, with verbatimModuleSyntax off as import syntax in CommonJS files needs: the project's tsc type-checks tools importing sigloop; gen and agent agree", async () => {
+    await tscInit(project);
+    const tsconfig = path.join(project, "tsconfig.json");
+    writeFileSync(tsconfig, readFileSync(tsconfig, "utf8").replace('"verbatimModuleSyntax": true', '"verbatimModuleSyntax": false'));
+    expect(readFileSync(tsconfig, "utf8")).toMatch(/"module": "nodenext"[^]*"exactOptionalPropertyTypes": true[^]*"strict": true[^]*"verbatimModuleSyntax": false/);
+    await expectProjectTypeChecks(project);
+    expect((await sigloop(project, ["gen", "--check"])).code).toBe(0);
+    const result = await scriptedAgentRun(project, ["--workspace", "workspace"], {});
+    expect(result.stdout).toBe("done\n");
+    expect(result.toolResults).toEqual([`hello ${path.join(project, "workspace")} aborted=false`, "a note\n"]);
   }, SLOW);
 
   it("a type error in a tool: sigloop gen reports it at file:line:col, writes nothing and exits 1", async () => {
@@ -239,10 +298,14 @@ export function double(n: number): number {
 }
 `,
     });
-    const gen = await sigloop(project, ["gen", "--tools", "broken", "--out", "broken.json"]);
-    expect(gen.code).toBe(1);
-    expect(gen.stderr).toContain("broken/bad.ts:6:9 error: Type 'number' is not assignable to type 'string'.");
-    expect(gen.stderr).toContain("nothing written");
+    try {
+      const gen = await sigloop(project, ["gen", "--tools", "broken", "--out", "broken.json"]);
+      expect(gen.code).toBe(1);
+      expect(gen.stderr).toContain("broken/bad.ts:6:9 error: Type 'number' is not assignable to type 'string'.");
+      expect(gen.stderr).toContain("nothing written");
+    } finally {
+      rmSync(path.join(project, "broken"), { recursive: true, force: true });
+    }
   }, SLOW);
 
   it("require('sigloop') (Node 20.19 and later) and import('sigloop') (any supported Node) from CommonJS", async () => {
@@ -281,12 +344,25 @@ import("sigloop").then((sigloop) => console.log(required, typeof sigloop.createA
     expect(demo.code).toBe(0);
   }, SLOW);
 
-  it("sigloop --help lists the commands, --version prints the version, an unknown command exits 2", async () => {
+  it.skipIf(!hasScript)("sigloop demo on a terminal: the answer appears once, after the progress that led to it", async () => {
+    // `script` gives the bin a pseudo-terminal for stdout and stderr alike, as when the user runs it.
+    const demo = await run("script", ["-qfec", `'${binPath(project)}' demo`, "/dev/null"], { cwd: project, env: { PATH: process.env.PATH, TERM: "dumb", NO_COLOR: "1" } });
+    const screen = demo.stdout.replace(/\r\n/g, "\n");
+    expect(demo.code).toBe(0);
+    expect(screen.split(DEMO_ANSWER).length - 1).toBe(1);
+    expect(screen.indexOf("▶ the scripted model's request 7")).toBeLessThan(screen.indexOf(DEMO_ANSWER));
+    expect(screen.indexOf(DEMO_ANSWER)).toBeLessThan(screen.indexOf("answered after 7 turns"));
+  }, SLOW);
+
+  it("sigloop --help lists the commands, --version (also through npx) prints the version, an unknown command exits 2", async () => {
     const help = await sigloop(project, ["--help"]);
     expect(help.code).toBe(0);
     for (const command of ["gen", "agent", "mcp", "demo"]) expect(help.stdout).toMatch(new RegExp(`^  ${command} `, "m"));
     const version = await sigloop(project, ["--version"]);
-    expect(version.stdout).toBe(`${(JSON.parse(readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string }).version}\n`);
+    expect(version.stdout).toBe(`${sigloopVersion}\n`);
+    const npx = await run("npx", ["--no-install", "sigloop", "--version"], { cwd: project, env: { PATH: process.env.PATH, HOME: process.env.HOME } });
+    expect(npx.stdout).toBe(`${sigloopVersion}\n`);
+    expect(npx.code).toBe(0);
     const unknown = await sigloop(project, ["frobnicate"]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown command "frobnicate"');
