@@ -12,7 +12,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_ANSWER } from "../../src/demo/demo-script.js";
-import { startScriptedServer, type ScriptedServer } from "../../src/scripted-server/scripted-server.js";
+import { startScriptedServer, type ScriptedServer, type ScriptStep } from "../../src/scripted-server/scripted-server.js";
 import type { SchemasFile } from "../../src/shared/schemas-file.js";
 import { SENTINEL_API_KEY } from "../support/sentinel-key.js";
 import { binPath, createProject, packSigloop, repoRoot, run, writeFiles, type ProcessResult } from "./installed-sigloop.js";
@@ -114,6 +114,22 @@ async function expectProjectTypeChecks(project: string): Promise<void> {
   expect(tsc.code).toBe(0);
 }
 
+describe("the tarball", () => {
+  it("holds what a user needs (compiled JavaScript with declarations, the demo, README, LICENSE, docs) and no tests, fixtures, benches or CI files", async () => {
+    const listing = await run("tar", ["tzf", tarball], { cwd: repoRoot });
+    const files = listing.stdout.trim().split("\n").map((file) => file.replace(/^package\//, ""));
+    expect(new Set(files.map((file) => file.split("/")[0]))).toEqual(new Set(["LICENSE", "README.md", "package.json", "dist", "docs"]));
+    expect(new Set(files.filter((file) => file.startsWith("dist/")).map((file) => file.split("/")[1]))).toEqual(new Set(["src", "tools", "demo"]));
+    expect(files.filter((file) => /(^|\/)(test|tests|bench|fixtures|\.ci)\/|\.test\.|\.tsbuildinfo$/.test(file))).toEqual([]);
+    for (const entry of ["dist/src/index.js", "dist/src/index.d.ts", "dist/src/tools.js", "dist/src/tools.d.ts", "dist/src/bin/sigloop.js"]) expect(files).toContain(entry);
+    expect(readFileSync(path.join(repoRoot, "LICENSE"), "utf8")).toMatch(/^MIT License/);
+    const manifest = JSON.parse(readFileSync(path.join(repoRoot, "package.json"), "utf8")) as Record<string, unknown>;
+    expect(manifest.private).toBeUndefined();
+    expect(manifest.engines).toEqual({ node: ">=20.12" });
+    expect(manifest.bin).toEqual({ sigloop: "dist/src/bin/sigloop.js" });
+  }, SLOW);
+});
+
 describe("an ES module project, without a tsconfig.json and then with tsc --init's", () => {
   let project: string;
   beforeAll(async () => {
@@ -155,6 +171,35 @@ export const agentIsNotAny: IsAny<typeof createAgent> = false;
     expect(tooSmall.code).toBe(6);
     expect(tooSmall.stderr).toContain("Stopped: the conversation does not fit the context window of 100 tokens");
     expect(server.requests.length).toBe(before);
+  }, SLOW);
+
+  it("the compiled bin loads tsx only when a tool module is imported, and never the TypeScript compiler to run the agent", async () => {
+    // A resolve hook (node --import) appends every module URL the process resolves to a log.
+    writeFiles(project, {
+      "trace/hooks.mjs": `import { appendFileSync } from "node:fs";
+export async function resolve(specifier, context, next) {
+  const resolved = await next(specifier, context);
+  appendFileSync(process.env.SIGLOOP_TRACE_LOG, resolved.url + "\\n");
+  return resolved;
+}
+`,
+      "trace/register.mjs": `import { register } from "node:module";\nregister("./hooks.mjs", import.meta.url);\n`,
+    });
+    const loaded = async (script: ScriptStep[]) => {
+      const log = path.join(project, "trace", `${Math.random().toString(36).slice(2)}.log`);
+      writeFileSync(log, "");
+      server.setScript(script);
+      const bin = path.join(project, "node_modules", "sigloop", "dist", "src", "bin", "sigloop.js");
+      const result = await run(process.execPath, ["--import", "./trace/register.mjs", bin, "agent", "--workspace", "workspace", "hi"], {
+        cwd: project,
+        env: { PATH: process.env.PATH, NO_COLOR: "1", SIGLOOP_TRACE_LOG: log, ...serverEnv() },
+      });
+      expect(result.code).toBe(0);
+      const urls = readFileSync(log, "utf8");
+      return { tsx: urls.includes("/node_modules/tsx/"), typescript: urls.includes("/node_modules/typescript/") };
+    };
+    expect(await loaded([{ content: "no tool needed" }])).toEqual({ tsx: false, typescript: false });
+    expect(await loaded([{ toolCalls: [{ id: "call_1", name: "where", arguments: '{"greeting":{"word":"hi"}}' }] }, { content: "done" }])).toEqual({ tsx: true, typescript: false });
   }, SLOW);
 
   it("tsc --init: the project's own tsc type-checks tools importing sigloop (module nodenext, strict, exactOptionalPropertyTypes); gen and agent agree", async () => {
