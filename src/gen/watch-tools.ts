@@ -85,8 +85,10 @@ export function watchTools(generator: ToolGenerator, options: GenOptions, io: Ge
   };
 
   const started = performance.now();
-  publish(generator.generateAll(), `watching ${relativePath(io.cwd, options.toolsDir) || "."}`, started, false);
+  const first = generator.generateAll();
+  // Watch before saying so: a file saved just after the "watching" line must not go unnoticed.
   watchInputs();
+  publish(first, `watching ${relativePath(io.cwd, options.toolsDir) || "."}`, started, false);
   return {
     close() {
       closed = true;

@@ -223,12 +223,14 @@ export async function resolve(specifier, context, next) {
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stderr = "";
-    const stderrReaches = (pattern: RegExp) => new Promise<void>((resolve, reject) => {
-      const check = () => pattern.test(stderr) && resolve();
-      child.stderr.setEncoding("utf8").on("data", (chunk: string) => ((stderr += chunk), check()));
-      child.on("close", (code) => reject(new Error(`gen --watch exited with ${code}: ${stderr}`)));
-      check();
-    });
+    let waiting: (() => void) | undefined;
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => ((stderr += chunk), waiting?.()));
+    const exited = new Promise<never>((_resolve, reject) => child.on("close", (code) => reject(new Error(`gen --watch exited with ${code}: ${stderr}`))));
+    exited.catch(() => {});
+    const stderrReaches = (pattern: RegExp) => Promise.race([exited, new Promise<void>((resolve) => {
+      waiting = () => pattern.test(stderr) && resolve();
+      waiting();
+    })]);
     try {
       await stderrReaches(/^gen: watching watched: 1 tool → watched\.json/m);
       writeFiles(project, { "watched/two.ts": oneTool("two") });
