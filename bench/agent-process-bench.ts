@@ -16,7 +16,7 @@ import { runGen } from "../src/gen/run-gen.js";
 import { startScriptedServer, type RecordedRequest, type ScriptedServer, type ScriptStep } from "../src/scripted-server/scripted-server.js";
 import { binPath, installedProject } from "./installed-project.js";
 import { npmScriptArgs } from "./npm-script.js";
-import { median, printTable } from "./table.js";
+import { headlineRow, printTable, type HeadlineRound } from "./table.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const TURNS = 100;
@@ -45,11 +45,7 @@ export async function runAgentAsUsersRun(): Promise<void> {
   try {
     const rows: string[][] = [];
     for (const stream of [true, false]) {
-      const ours: number[] = [];
-      const compiled: number[] = [];
-      const theirs: number[] = [];
-      const ratios: number[] = [];
-      const compiledRatios: number[] = [];
+      const rounds: HeadlineRound[] = [];
       for (let round = 0; round <= ROUNDS; round++) {
         process.stderr.write(`bench: agent as a process, ${stream ? "streaming" : "--no-stream"}, round ${round}/${ROUNDS}…\n`);
         const flags = ["--max-turns", String(TURNS + 1), ...(stream ? [] : ["--no-stream"]), PROMPT];
@@ -58,20 +54,9 @@ export async function runAgentAsUsersRun(): Promise<void> {
         const baseline = await perTurn(server, [process.execPath, path.join(root, "bench", "baselines", "runtools-agent.mjs"), String(TURNS + 1), stream ? "stream" : "plain", PROMPT], root, work);
         // Round 0 warms the file cache and tsx's transform cache.
         if (round === 0) continue;
-        ours.push(cli);
-        compiled.push(installed);
-        theirs.push(baseline);
-        ratios.push(cli / baseline);
-        compiledRatios.push(installed / baseline);
+        rounds.push({ script: cli, installed, baseline });
       }
-      rows.push([
-        stream ? "streaming (default)" : "`--no-stream`",
-        `${median(ours).toFixed(2)} ms`,
-        `${median(compiled).toFixed(2)} ms`,
-        `${median(theirs).toFixed(2)} ms`,
-        `**${median(ratios).toFixed(2)}x**`,
-        `**${median(compiledRatios).toFixed(2)}x**`,
-      ]);
+      rows.push(headlineRow(stream ? "streaming (default)" : "`--no-stream`", rounds, 2));
     }
     printTable(`agent as users run it: per turn over ${TURNS} \`get_time\` turns, a process each, zero-latency server (median of ${ROUNDS}, alternating)`, [
       "responses", "sigloop agent (`npm run agent` without npm)", "installed bin, compiled (`sigloop agent`)", "baseline: openai `runTools` + Ajv (node)",

@@ -20,7 +20,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { binPath, installedProject } from "./installed-project.js";
 import { npmScriptArgs } from "./npm-script.js";
-import { median, printTable } from "./table.js";
+import { headlineRow, printTable, type HeadlineRound } from "./table.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const TOOLS = 500;
@@ -34,11 +34,7 @@ export async function runGenAsUsersRun(): Promise<void> {
     const rows: string[][] = [];
     for (const usesNode of [false, true]) {
       const set = writeToolSet(path.join(work, usesNode ? "node" : "plain"), TOOLS, usesNode);
-      const gen: number[] = [];
-      const compiled: number[] = [];
-      const tjs: number[] = [];
-      const ratios: number[] = [];
-      const compiledRatios: number[] = [];
+      const rounds: HeadlineRound[] = [];
       for (let round = 0; round <= ROUNDS; round++) {
         process.stderr.write(`bench: gen as a process${usesNode ? " (tools use Node)" : ""}, round ${round}/${ROUNDS}…\n`);
         const ours = await timeProcess([process.execPath, ...npmScriptArgs(root, "gen"), "--tools", set.tools, "--out", path.join(set.dir, "schemas.json")]);
@@ -49,20 +45,9 @@ export async function runGenAsUsersRun(): Promise<void> {
           checkOutputs(set.dir);
           continue;
         }
-        gen.push(ours);
-        compiled.push(installed);
-        tjs.push(theirs);
-        ratios.push(ours / theirs);
-        compiledRatios.push(installed / theirs);
+        rounds.push({ script: ours, installed, baseline: theirs });
       }
-      rows.push([
-        usesNode ? "tools import `node:fs`, read `process.env`" : "tools use nothing from Node",
-        `${median(gen).toFixed(0)} ms`,
-        `${median(compiled).toFixed(0)} ms`,
-        `${median(tjs).toFixed(0)} ms`,
-        `**${median(ratios).toFixed(2)}x**`,
-        `**${median(compiledRatios).toFixed(2)}x**`,
-      ]);
+      rows.push(headlineRow(usesNode ? "tools import `node:fs`, read `process.env`" : "tools use nothing from Node", rounds, 0));
     }
     printTable(`gen as users run it: cold \`gen --tools DIR --out FILE\` at ${TOOLS} tools, a process each (median of ${ROUNDS}, alternating)`, [
       "tools", "sigloop gen (`npm run gen` without npm)", "installed bin, compiled (`sigloop gen`)", "baseline: one typescript-json-schema pass (node)",
