@@ -1,13 +1,14 @@
 import { ts } from "./compiler.js";
-import type { CallingConvention, JsonSchema, JsonValue, ToolAnnotations, ToolDefinition } from "../shared/schemas-file.js";
+import type { CallingConvention, JsonSchema, JsonValue, ParametersSchema, ToolAnnotations, ToolDefinition } from "../shared/schemas-file.js";
 import { diagnosticAt, hasErrors, type Diagnostic } from "./diagnostic.js";
 import { docHost, type DiscoveredTool } from "./discover-tools.js";
 import { inspectJsonType } from "./json-compat.js";
 import { applyKeyword, isTypedKeyword, keywordFromTag, VALIDATION_TAGS } from "./keywords.js";
 import { literalDefault } from "./literal-default.js";
 import { outputSchemaOf } from "./output-schema.js";
-import type { SchemaEngine } from "./schema-engine.js";
-import { finishParameters, type ParameterKeyword } from "./finish-parameters.js";
+import type { SchemaEngine, TypeSchemas } from "./schema-engine.js";
+import { finishedSharedSchema, finishParameters, placeParameterKeywords, type ParameterKeyword } from "./finish-parameters.js";
+import { orderSchemaKeys } from "./schema-walk.js";
 import { readToolAnnotations } from "./tool-annotations.js";
 import { readInlineParamDoc, readToolDocs, type ParamDoc, type ToolDocs } from "./tool-docs.js";
 import { strictToolDefinition } from "./strict-tool.js";
@@ -52,23 +53,28 @@ export function buildTool(tool: DiscoveredTool, engine: SchemaEngine, checker: t
   for (const spec of specs) diagnostics.push(...typeFindings(tool, spec, checker));
   if (hasErrors(diagnostics)) return { diagnostics };
 
-  let schemas: Map<string, JsonSchema>;
-  let definitions: Record<string, JsonSchema>;
+  let made: TypeSchemas;
   try {
-    const result = engine.schemasFor(new Map(specs.map((spec) => [spec.name, spec.type])));
-    schemas = result.schemas as Map<string, JsonSchema>;
-    definitions = result.definitions as Record<string, JsonSchema>;
+    made = engine.schemasFor(new Map(specs.map((spec) => [spec.name, spec.type])));
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     diagnostics.push(diagnosticAt(tool.declaration, "error", `typescript-json-schema could not describe the parameters of tool "${tool.name}": ${reason}`));
     return { diagnostics };
   }
+  const definitions = made.definitions as Record<string, JsonSchema>;
+  const typeSchema = (spec: ArgumentSpec) => made.schemas.get(spec.name) as JsonSchema;
+  // Tools share parameter types: when each type stands alone, its finished schema is made once, and a
+  // parameter adds its own description and tags to it.
+  const shared = Object.keys(definitions).length === 0 && specs.every((spec) => !examplesClash(spec, typeSchema(spec)))
+    ? specs.map((spec) => finishedSharedSchema(typeSchema(spec)))
+    : [];
+  const prefinished = shared.length === specs.length && shared.every((schema) => schema !== undefined);
 
   const properties: { [name: string]: JsonSchema } = {};
   const required: string[] = [];
   const parameterKeywords = new Map<string, ParameterKeyword[]>();
-  for (const spec of specs) {
-    const schema: JsonSchema = { ...schemas.get(spec.name) };
+  specs.forEach((spec, index) => {
+    const schema: JsonSchema = prefinished ? { ...shared[index] } : structuredClone(typeSchema(spec));
     if (spec.doc.description !== undefined) schema.description = spec.doc.description;
     for (const tag of spec.doc.tags) {
       const result = keywordFromTag(tag.name, tag.text);
@@ -82,10 +88,13 @@ export function buildTool(tool: DiscoveredTool, engine: SchemaEngine, checker: t
     }
     properties[spec.name] = schema;
     if (spec.required) required.push(spec.name);
-  }
+  });
   applyMemberDocs(docs, properties, byObject ? undefined : new Set(specs.map((spec) => spec.name)));
 
-  const finished = finishParameters({ type: "object", properties, required, additionalProperties: false }, definitions, tool.name, parameterKeywords);
+  const root: ParametersSchema = { type: "object", properties, required, additionalProperties: false };
+  const finished = prefinished
+    ? { problems: [], tagProblems: placeParameterKeywords(properties, parameterKeywords, tool.name), parameters: orderSchemaKeys(root) as ParametersSchema }
+    : finishParameters(root, definitions, tool.name, parameterKeywords);
   for (const problem of finished.problems) diagnostics.push(diagnosticAt(tool.declaration, "error", `tool "${tool.name}": ${problem}`));
   const nodeOf = new Map(specs.map((spec) => [spec.name, spec.node]));
   for (const problem of finished.tagProblems) {
@@ -192,11 +201,23 @@ function applyMemberDocs(docs: ToolDocs, properties: { [name: string]: JsonSchem
   for (const [name, doc] of docs.params) {
     const [owner, member, ...rest] = name.split(".");
     if (member === undefined || rest.length > 0 || owner === undefined || !positional.has(owner) || doc.description === undefined) continue;
-    const nested = properties[owner]?.properties;
+    const schema = properties[owner];
+    const nested = schema?.properties;
     if (typeof nested !== "object" || nested === null || Array.isArray(nested)) continue;
     const target = nested[member];
-    if (typeof target === "object" && target !== null && !Array.isArray(target)) target.description = doc.description;
+    // Copied on the way down: the parameter's schema may share its parts with other tools.
+    if (typeof target === "object" && target !== null && !Array.isArray(target)) {
+      properties[owner] = { ...schema, properties: { ...nested, [member]: { ...target, description: doc.description } } };
+    }
   }
+}
+
+/**
+ * A type's own `@example` is added to the examples after a parameter's when the two are finished
+ * together; finishing the type first would turn the order around.
+ */
+function examplesClash(spec: ArgumentSpec, typeSchema: JsonSchema): boolean {
+  return "example" in typeSchema && spec.doc.tags.some((tag) => tag.name === "example");
 }
 
 function typeFindings(tool: DiscoveredTool, spec: ArgumentSpec, checker: ts.TypeChecker): Diagnostic[] {

@@ -1,6 +1,6 @@
 import type { JsonSchema, JsonValue, ParametersSchema } from "../shared/schemas-file.js";
 import { applyKeyword, isTypedKeyword, normalizeKeyword, placeKeyword, type PlacementProblem } from "./keywords.js";
-import { forEachSchema, orderSchemaKeys } from "./schema-walk.js";
+import { forEachSchema, orderSchemaKeys, settle } from "./schema-walk.js";
 
 /** Keywords typescript-json-schema copies from member tags as it reads them, to be checked and typed here. */
 const TAG_KEYWORDS = [
@@ -66,17 +66,49 @@ export function finishParameters(
     const problem = placeKeyword(node, keyword, value, `member "${memberPath(withDefinitions, node) ?? "?"}" of tool "${toolName}"`);
     if (problem !== undefined) tagProblems.push(problem);
   }
-  const properties = withDefinitions.properties as { [name: string]: JsonSchema };
+  tagProblems.push(...placeParameterKeywords(withDefinitions.properties as { [name: string]: JsonSchema }, parameterKeywords, toolName));
+  dropUnusedDefinitions(withDefinitions);
+  return { parameters: orderSchemaKeys(withDefinitions) as ParametersSchema, problems, tagProblems };
+}
+
+/**
+ * Places the typed keywords of each parameter's own tags on its finished schema in `properties`, which
+ * gets a copy to change (its parts may be shared with other tools).
+ */
+export function placeParameterKeywords(
+  properties: { [name: string]: JsonSchema },
+  parameterKeywords: ReadonlyMap<string, readonly ParameterKeyword[]>,
+  toolName: string,
+): TagProblem[] {
+  const tagProblems: TagProblem[] = [];
   for (const [parameter, keywords] of parameterKeywords) {
-    const schema = properties[parameter];
-    if (schema === undefined) continue;
+    if (properties[parameter] === undefined) continue;
+    const schema = structuredClone(properties[parameter]);
+    properties[parameter] = schema;
     for (const { keyword, value } of keywords) {
       const problem = placeKeyword(schema, keyword, value, `parameter "${parameter}" of tool "${toolName}"`);
       if (problem !== undefined) tagProblems.push({ ...problem, parameter });
     }
   }
-  dropUnusedDefinitions(withDefinitions);
-  return { parameters: orderSchemaKeys(withDefinitions) as ParametersSchema, problems, tagProblems };
+  return tagProblems;
+}
+
+/** `finishedSharedSchema`'s results by the shared schema they were made from; `null` when finishing it found a problem. */
+const finishedShared = new WeakMap<JsonSchema, JsonSchema | null>();
+
+/**
+ * The finished form (as `finishParameters` makes it) of a self-contained schema that tools share, such
+ * as the one SchemaEngine hands out for a type described before: made once, then settled and shared.
+ * `undefined` when finishing it finds a problem: only finishing it where it sits can name the member.
+ */
+export function finishedSharedSchema(shared: JsonSchema): JsonSchema | undefined {
+  let finished = finishedShared.get(shared);
+  if (finished === undefined) {
+    const result = finishParameters(structuredClone(shared) as ParametersSchema, {}, "");
+    finished = result.problems.length === 0 && result.tagProblems.length === 0 ? settle(result.parameters) : null;
+    finishedShared.set(shared, finished);
+  }
+  return finished ?? undefined;
 }
 
 /**

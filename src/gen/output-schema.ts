@@ -9,7 +9,7 @@ import { ts } from "./compiler.js";
 import type { JsonSchema, ParametersSchema } from "../shared/schemas-file.js";
 import { diagnosticAt, type Diagnostic } from "./diagnostic.js";
 import type { DiscoveredTool } from "./discover-tools.js";
-import { finishParameters } from "./finish-parameters.js";
+import { finishedSharedSchema, finishParameters } from "./finish-parameters.js";
 import { inspectJsonType } from "./json-compat.js";
 import type { SchemaEngine } from "./schema-engine.js";
 
@@ -31,10 +31,16 @@ export function outputSchemaOf(tool: DiscoveredTool, engine: SchemaEngine, check
     return skipped(`typescript-json-schema could not describe its return type (${error instanceof Error ? error.message : String(error)})`);
   }
   const root = made.schemas.get("result") as JsonSchema;
-  const finished = finishParameters(root as ParametersSchema, made.definitions as Record<string, JsonSchema>, tool.name);
-  const problem = [...finished.problems, ...finished.tagProblems.map((entry) => entry.message)][0];
-  if (problem !== undefined) return skipped(problem);
-  return finished.parameters.type === "object" ? { schema: finished.parameters, diagnostics: [] } : { diagnostics: [] };
+  const definitions = made.definitions as Record<string, JsonSchema>;
+  let schema = Object.keys(definitions).length === 0 ? finishedSharedSchema(root) : undefined;
+  if (schema === undefined) {
+    // Finished in place, so that a problem names where it is.
+    const finished = finishParameters(structuredClone(root) as ParametersSchema, definitions, tool.name);
+    const problem = [...finished.problems, ...finished.tagProblems.map((entry) => entry.message)][0];
+    if (problem !== undefined) return skipped(problem);
+    schema = finished.parameters;
+  }
+  return schema.type === "object" ? { schema, diagnostics: [] } : { diagnostics: [] };
 }
 
 /** An object JSON carries as an object: not an array, tuple, function or `Date`, and not a union. */

@@ -21,7 +21,10 @@ interface GeneratorInternals {
 }
 
 export interface TypeSchemas {
-  /** One schema per key given. */
+  /**
+   * One schema per key given. A type described before gets the very object it got then (tools share
+   * it), so callers copy a schema before they change it.
+   */
   schemas: Map<string, Definition>;
   /** Definitions the schemas refer to with `#/definitions/<name>` (recursive types only). */
   definitions: Record<string, Definition>;
@@ -50,8 +53,7 @@ export class SchemaEngine {
     if (Object.keys(made.definitions).length === 0) {
       for (const [key, type] of fresh) this.cache.set(type, made.schemas.get(key)!);
     }
-    // Callers adjust the schemas they get; the cached ones must stay as made.
-    const schemas = new Map([...types].map(([key, type]) => [key, structuredClone(made.schemas.get(key) ?? this.cache.get(type)!)]));
+    const schemas = new Map([...types].map(([key, type]) => [key, made.schemas.get(key) ?? this.cache.get(type)!]));
     return { schemas, definitions: made.definitions };
   }
 

@@ -21,6 +21,11 @@ const NESTING = new Map<string, { rank: number; nesting: Nesting }[]>();
 /** Calls `visit` on `schema` and every schema nested in it (not on keyword values that merely look alike). */
 export function forEachSchema(schema: JsonSchema, visit: (node: JsonSchema) => void): void {
   visit(schema);
+  for (const child of childSchemas(schema)) forEachSchema(child, visit);
+}
+
+/** The schemas nested directly in `schema`, in the order `forEachSchema` visits them. */
+export function childSchemas(schema: JsonSchema): JsonSchema[] {
   // Only the keywords present are looked at, in a fixed order: a schema has a few of the ~17 that can
   // nest, and asking an object for absent keys is slow once `delete` has turned it into a dictionary.
   const found: { rank: number; children: JsonSchema[] }[] = [];
@@ -30,8 +35,9 @@ export function forEachSchema(schema: JsonSchema, visit: (node: JsonSchema) => v
       if (children !== undefined) found.push({ rank, children });
     }
   }
+  if (found.length === 1) return found[0]!.children;
   if (found.length > 1) found.sort(byRank);
-  for (const { children } of found) for (const child of children) forEachSchema(child, visit);
+  return found.flatMap(({ children }) => children);
 }
 
 function nestedSchemas(value: JsonValue | undefined, nesting: Nesting): JsonSchema[] | undefined {
@@ -52,17 +58,51 @@ const KEYWORD_ORDER = [
   "properties", "patternProperties", "additionalProperties", "required",
   "anyOf", "oneOf", "allOf", "not", "default", "examples", "definitions",
 ];
+const KEYWORD_RANK = new Map(KEYWORD_ORDER.map((key, rank) => [key, rank]));
+
+/**
+ * Schemas in their final key order that nothing changes any more (frozen, nested schemas included):
+ * tools share them as they are, and `orderSchemaKeys` returns them without a copy.
+ */
+const settled = new WeakSet<object>();
+
+/** Whether `schema` was settled (see `settle`): then it is frozen, ordered, and may be shared. */
+export function isSettled(schema: JsonSchema): boolean {
+  return settled.has(schema);
+}
+
+/** Freezes a schema already in `orderSchemaKeys`' order, so that tools can share it; returns it. */
+export function settle<T extends JsonValue>(value: T): T {
+  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
+  if (Array.isArray(value)) value.forEach(settle);
+  else for (const key in value) settle(value[key]!);
+  settled.add(value);
+  return Object.freeze(value);
+}
 
 /**
  * A copy of `schema` with keywords in a fixed order at every level, so the file reads the same whatever
  * order they were set in. Property names keep their declaration order; definitions are sorted.
  */
 export function orderSchemaKeys(schema: JsonSchema): JsonSchema {
-  const keys = Object.keys(schema).sort(byKeywordOrder);
+  if (settled.has(schema)) return schema;
+  const keys = Object.keys(schema);
+  // Most schemas arrive in order already (made by this function, or copied from one that was).
+  for (let i = 1; i < keys.length; i++) {
+    if (byKeywordOrder(keys[i - 1]!, keys[i]!) > 0) {
+      keys.sort(byKeywordOrder);
+      break;
+    }
+  }
   const result: JsonSchema = {};
   for (const key of keys) {
     const value = schema[key]!;
-    if (SCHEMA_MAPS.includes(key) && isSchema(value)) {
+    const kinds = NESTING.get(key) ?? [];
+    if (typeof value !== "object" || value === null || kinds.length === 0) {
+      result[key] = value;
+    } else if (Array.isArray(value)) {
+      result[key] = kinds.some((kind) => kind.nesting === "list") ? value.map((entry) => (isSchema(entry) ? orderSchemaKeys(entry) : entry)) : value;
+    } else if (kinds.some((kind) => kind.nesting === "map")) {
       const names = key === "definitions" ? Object.keys(value).sort() : Object.keys(value);
       const map: JsonSchema = {};
       for (const name of names) {
@@ -70,12 +110,8 @@ export function orderSchemaKeys(schema: JsonSchema): JsonSchema {
         map[name] = isSchema(entry) ? orderSchemaKeys(entry) : entry;
       }
       result[key] = map;
-    } else if (SCHEMA_VALUES.includes(key) && isSchema(value)) {
-      result[key] = orderSchemaKeys(value);
-    } else if (SCHEMA_LISTS.includes(key) && Array.isArray(value)) {
-      result[key] = value.map((entry) => (isSchema(entry) ? orderSchemaKeys(entry) : entry));
     } else {
-      result[key] = value;
+      result[key] = kinds.some((kind) => kind.nesting === "value") ? orderSchemaKeys(value) : value;
     }
   }
   return result;
@@ -86,6 +122,5 @@ function byKeywordOrder(a: string, b: string): number {
 }
 
 function keywordRank(key: string): number {
-  const index = KEYWORD_ORDER.indexOf(key);
-  return index === -1 ? KEYWORD_ORDER.length : index;
+  return KEYWORD_RANK.get(key) ?? KEYWORD_ORDER.length;
 }

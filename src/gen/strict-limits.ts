@@ -14,7 +14,7 @@
  * definitions it reaches), so gen can point at it; none when only the parameters' own count is too many.
  */
 import type { JsonSchema, JsonValue } from "../shared/schemas-file.js";
-import { forEachSchema } from "./schema-walk.js";
+import { childSchemas, forEachSchema, isSettled } from "./schema-walk.js";
 
 export const STRICT_LIMITS = {
   properties: 5000,
@@ -46,8 +46,18 @@ function isSchema(value: JsonValue | undefined): value is JsonSchema {
 
 function characters(value: JsonValue): number {
   const text = typeof value === "string" ? value : JSON.stringify(value);
-  let count = 0;
-  for (const _ of text) count += 1;
+  // Code points: a surrogate pair is one character (as `for…of` counts), a lone surrogate one too.
+  let count = text.length;
+  for (let i = 0; i < text.length - 1; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0xd800 && code <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        count -= 1;
+        i += 1;
+      }
+    }
+  }
   return count;
 }
 
@@ -74,9 +84,30 @@ function addNode(size: Size, node: JsonSchema): void {
 
 /** The whole schema: every node once, definitions and their names included. */
 function wholeSize(root: JsonSchema): Size {
+  const size = subtreeSize(root);
+  if (!isSchema(root.definitions)) return size;
+  const whole = { ...size };
+  for (const name of Object.keys(root.definitions)) whole.characters += characters(name);
+  return whole;
+}
+
+/** `subtreeSize` of settled schemas, which tools share (`$ref`-free: their size is their own). */
+const settledSizes = new WeakMap<JsonSchema, Size>();
+
+/** What a schema and the schemas nested in it hold (not following `$ref`); not to be changed. */
+function subtreeSize(node: JsonSchema): Size {
+  const known = settledSizes.get(node);
+  if (known !== undefined) return known;
   const size: Size = { properties: 0, enumValues: 0, characters: 0 };
-  forEachSchema(root, (node) => addNode(size, node));
-  if (isSchema(root.definitions)) for (const name of Object.keys(root.definitions)) size.characters += characters(name);
+  addNode(size, node);
+  for (const child of childSchemas(node)) {
+    const inner = subtreeSize(child);
+    size.properties += inner.properties;
+    size.enumValues += inner.enumValues;
+    size.characters += inner.characters;
+    size.largeEnum ??= inner.largeEnum;
+  }
+  if (isSettled(node)) settledSizes.set(node, size);
   return size;
 }
 
@@ -143,7 +174,12 @@ export function strictLimitProblems(root: JsonSchema): LimitProblem[] {
   return problems;
 }
 
+/** `objectDepth` of settled schemas, which have no `$ref` to follow. */
+const settledDepths = new WeakMap<JsonSchema, number>();
+
 function objectDepth(node: JsonSchema, root: JsonSchema, onTheWay: ReadonlySet<string>): number {
+  const known = settledDepths.get(node);
+  if (known !== undefined) return known;
   if (typeof node.$ref === "string") {
     const name = definitionName(node.$ref);
     const definitions = root.definitions;
@@ -156,5 +192,7 @@ function objectDepth(node: JsonSchema, root: JsonSchema, onTheWay: ReadonlySet<s
   if (isSchema(node.items)) children.push(node.items);
   if (Array.isArray(node.anyOf)) children.push(...node.anyOf.filter(isSchema));
   const below = children.reduce((max, child) => Math.max(max, objectDepth(child, root, onTheWay)), 0);
-  return below + (isSchema(node.properties) ? 1 : 0);
+  const depth = below + (isSchema(node.properties) ? 1 : 0);
+  if (isSettled(node)) settledDepths.set(node, depth);
+  return depth;
 }

@@ -15,7 +15,7 @@
  */
 import type { JsonSchema, JsonValue, ParametersSchema } from "../shared/schemas-file.js";
 import { dropUnusedDefinitions } from "./finish-parameters.js";
-import { forEachSchema, orderSchemaKeys } from "./schema-walk.js";
+import { forEachSchema, isSettled, orderSchemaKeys, settle } from "./schema-walk.js";
 import { strictLimitProblems } from "./strict-limits.js";
 import { describeWithWords, droppedKeywordWords, STRICT_FORMATS, typePhrase } from "./strict-words.js";
 
@@ -37,6 +37,9 @@ const REBUILT = new Set(["$ref", "anyOf", "oneOf", "properties", "required", "ad
 const INEXPRESSIBLE = ["allOf", "not", "if", "then", "else", "patternProperties", "propertyNames", "dependencies", "additionalItems", "contains"];
 
 const NULL_SCHEMA: JsonSchema = { type: "null" };
+
+/** Strict forms of settled lenient schemas that stand alone, by optionality (see `StrictConverter.convert`). */
+const strictForms = new WeakMap<JsonSchema, { required?: JsonSchema; optional?: JsonSchema }>();
 
 interface Where {
   parameter?: string;
@@ -69,7 +72,12 @@ class StrictConverter {
   readonly definitions: Record<string, JsonSchema> = {};
   private readonly started = new Set<string>();
 
-  constructor(private readonly lenientDefinitions: Record<string, JsonValue>) {}
+  /** Whether the lenient schema has no definitions, so that each of its schemas stands alone. */
+  private readonly standalone: boolean;
+
+  constructor(private readonly lenientDefinitions: Record<string, JsonValue>) {
+    this.standalone = Object.keys(lenientDefinitions).length === 0;
+  }
 
   root(parameters: ParametersSchema): JsonSchema {
     const properties: JsonSchema = {};
@@ -118,7 +126,28 @@ class StrictConverter {
     });
   }
 
+  /**
+   * The strict form of a schema: made once per settled (shared, unchanging) lenient schema and
+   * optionality, when nothing outside it (a definition) can change what it becomes, and shared in turn.
+   * One with a problem is made again each time, so that the problem names where it is.
+   */
   private convert(node: JsonSchema, where: Where, optional: boolean): JsonSchema {
+    if (!this.standalone || !isSettled(node)) return this.convertFresh(node, where, optional);
+    let made = strictForms.get(node);
+    if (made === undefined) {
+      made = {};
+      strictForms.set(node, made);
+    }
+    const key = optional ? "optional" : "required";
+    const known = made[key];
+    if (known !== undefined) return known;
+    const problems = this.problems.length;
+    const converted = this.convertFresh(node, where, optional);
+    if (this.problems.length > problems) return converted;
+    return (made[key] = settle(orderSchemaKeys(converted)));
+  }
+
+  private convertFresh(node: JsonSchema, where: Where, optional: boolean): JsonSchema {
     const unsupported = INEXPRESSIBLE.find((keyword) => keyword in node);
     if (unsupported !== undefined) return this.fail(where, `uses ${unsupported}, which strict mode cannot express`);
     const words: string[] = [];
