@@ -37,8 +37,9 @@ interface ArgumentSpec {
 /** Turns one discovered tool into its OpenAI definition and calling convention, or diagnostics saying why not. */
 export function buildTool(tool: DiscoveredTool, engine: SchemaEngine, checker: ts.TypeChecker): { built?: BuiltTool; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
-  const docs = readToolDocs(docHost(tool));
-  const tagged = readToolAnnotations(docHost(tool), tool.name);
+  const host = docHost(tool).compilerNode;
+  const docs = readToolDocs(host);
+  const tagged = readToolAnnotations(host, tool.name);
   for (const problem of tagged.problems) diagnostics.push(diagnosticAt(tool.declaration, "error", problem));
   if (docs.description === "") {
     diagnostics.push(diagnosticAt(tool.declaration, "warning", `tool "${tool.name}" has no description; add a JSDoc summary above it (models call tools far better with one)`));

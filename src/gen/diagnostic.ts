@@ -27,12 +27,43 @@ export type Place = Pick<Diagnostic, "file" | "line" | "col">;
 export function diagnosticAt(node: Node | ts.Node, severity: Severity, message: string): Diagnostic {
   const compilerNode = "compilerNode" in node ? node.compilerNode : node;
   const sourceFile = compilerNode.getSourceFile();
-  const text = sourceFile.text;
   const start = compilerNode.getStart(sourceFile);
-  let line = 1;
-  for (let at = text.indexOf("\n"); at !== -1 && at < start; at = text.indexOf("\n", at + 1)) line++;
-  const lineStart = start === 0 ? 0 : Math.max(text.lastIndexOf("\n", start - 1), text.lastIndexOf("\r", start - 1)) + 1;
+  const breaks = lineBreaksOf(sourceFile);
+  const newlinesBefore = countBefore(breaks.lf, start);
+  const returnsBefore = countBefore(breaks.cr, start);
+  const line = 1 + newlinesBefore;
+  const lineStart = Math.max(breaks.lf[newlinesBefore - 1] ?? -1, breaks.cr[returnsBefore - 1] ?? -1) + 1;
   return { severity, message, file: sourceFile.fileName, line, col: start - lineStart + 1 };
+}
+
+/** Where each `\n` and `\r` of a source file's text is (a file has several tools to place; its text never changes). */
+const lineBreaks = new WeakMap<ts.SourceFile, { lf: number[]; cr: number[] }>();
+
+function lineBreaksOf(sourceFile: ts.SourceFile): { lf: number[]; cr: number[] } {
+  let found = lineBreaks.get(sourceFile);
+  if (found === undefined) {
+    const text = sourceFile.text;
+    const positions = (character: string) => {
+      const result: number[] = [];
+      for (let at = text.indexOf(character); at !== -1; at = text.indexOf(character, at + 1)) result.push(at);
+      return result;
+    };
+    found = { lf: positions("\n"), cr: positions("\r") };
+    lineBreaks.set(sourceFile, found);
+  }
+  return found;
+}
+
+/** How many of the sorted `positions` are below `limit`. */
+function countBefore(positions: readonly number[], limit: number): number {
+  let low = 0;
+  let high = positions.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (positions[middle]! < limit) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 /** `tools/x.ts:12:5 error: message`, with the path relative to `cwd` so it is clickable in a terminal. */

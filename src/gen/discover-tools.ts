@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { ArrowFunction, FunctionDeclaration, FunctionExpression, SourceFile } from "ts-morph";
-import { Node } from "./compiler.js";
+import { Node, ts } from "./compiler.js";
 import { diagnosticAt, type Diagnostic } from "./diagnostic.js";
 
 export type ToolFunction = FunctionDeclaration | ArrowFunction | FunctionExpression;
@@ -73,11 +73,23 @@ function reExportOf(sourceFile: SourceFile, name: string): Node {
 }
 
 /** The first of several signatures of `fn`, when it has more than one. */
-function firstOverload(fn: ToolFunction): Node | undefined {
+function firstOverload(fn: ToolFunction): Node | ts.Node | undefined {
   if (!Node.isFunctionDeclaration(fn)) return undefined;
   // A declaration (`.d.ts`) has no implementation: each signature is a body-less declaration.
   if (fn.getSourceFile().isDeclarationFile()) return fn.getOverloads().length > 1 ? fn.getOverloads()[0] : undefined;
-  return fn.getOverloads()[0];
+  // A file that compiles has an implementation's signatures right before it; the compiler's nodes
+  // tell that without ts-morph wrapping every statement of the file.
+  const implementation = fn.compilerNode;
+  const parent = implementation.parent;
+  if (!ts.isSourceFile(parent) && !ts.isModuleBlock(parent)) return fn.getOverloads()[0];
+  const statements = parent.statements;
+  let first: ts.Node | undefined;
+  for (let index = statements.indexOf(implementation) - 1; index >= 0; index--) {
+    const statement = statements[index]!;
+    if (!ts.isFunctionDeclaration(statement) || statement.body !== undefined || statement.name?.text !== implementation.name?.text) break;
+    first = statement;
+  }
+  return first;
 }
 
 function toolFunctionOf(declaration: Node): ToolFunction | undefined {

@@ -4,7 +4,8 @@
  * and `openWorldHint`. Only the tags written are recorded, so a client applies MCP's own defaults to the
  * rest. They are hints for a client's consent and display, never enforced by the runtime.
  */
-import { Node, ts } from "./compiler.js";
+import { ts } from "./compiler.js";
+import { lastJsDoc } from "./tool-docs.js";
 import type { ToolAnnotations } from "../shared/schemas-file.js";
 
 const HINTS: Record<string, keyof ToolAnnotations> = {
@@ -17,12 +18,10 @@ const HINTS: Record<string, keyof ToolAnnotations> = {
 /** The annotations in the order MCP's schema lists them: the schemas file's bytes do not depend on tag order. */
 export const ANNOTATION_ORDER: readonly (keyof ToolAnnotations)[] = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"];
 
-export function readToolAnnotations(host: Node, toolName: string): { annotations?: ToolAnnotations; problems: string[] } {
-  const docs = Node.isJSDocable(host) ? host.getJsDocs() : [];
-  const doc = docs[docs.length - 1];
+export function readToolAnnotations(host: ts.Node, toolName: string): { annotations?: ToolAnnotations; problems: string[] } {
   const found: ToolAnnotations = {};
   const problems: string[] = [];
-  for (const tag of doc?.compilerNode.tags ?? []) {
+  for (const tag of lastJsDoc(host)?.tags ?? []) {
     const hint = HINTS[tag.tagName.text];
     if (hint === undefined) continue;
     const text = (ts.getTextOfJSDocComment(tag.comment) ?? "").trim();

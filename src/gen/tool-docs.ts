@@ -1,4 +1,5 @@
-import { Node, ts } from "./compiler.js";
+import type { ts as Compiler } from "ts-morph";
+import { ts } from "./compiler.js";
 import { VALIDATION_TAGS } from "./keywords.js";
 
 /** A validation tag as written, e.g. `@minimum 1`. */
@@ -6,6 +7,8 @@ export interface DocTag {
   name: string;
   text: string;
 }
+
+type JSDoc = Compiler.JSDoc;
 
 export interface ParamDoc {
   description?: string;
@@ -23,14 +26,12 @@ export interface ToolDocs {
  * Reads a tool's JSDoc. Validation tags written after `@param x …` (before the next `@param`) belong to
  * `x`, so a parameter's constraints sit next to its description.
  */
-export function readToolDocs(host: Node): ToolDocs {
+export function readToolDocs(host: ts.Node): ToolDocs {
   const params = new Map<string, ParamDoc>();
-  const docs = Node.isJSDocable(host) ? host.getJsDocs() : [];
-  const doc = docs[docs.length - 1];
+  const doc = lastJsDoc(host);
   if (doc === undefined) return { description: "", params };
   let current: ParamDoc | undefined;
-  // The tags through the compiler's nodes: ts-morph would wrap each tag and its name, for every tool.
-  for (const tag of doc.compilerNode.tags ?? []) {
+  for (const tag of doc.tags ?? []) {
     if (ts.isJSDocParameterTag(tag)) {
       current = { tags: [] };
       const description = cleanText(ts.getTextOfJSDocComment(tag.comment));
@@ -40,7 +41,39 @@ export function readToolDocs(host: Node): ToolDocs {
       current.tags.push({ name: tag.tagName.text, text: ts.getTextOfJSDocComment(tag.comment) ?? "" });
     }
   }
-  return { description: cleanText(doc.getDescription()), params };
+  return { description: cleanText(descriptionOf(doc)), params };
+}
+
+/**
+ * The JSDoc comment that documents a declaration: the last one above it. Read through the compiler's
+ * nodes: ts-morph would wrap the comment and each of its tags, for every tool.
+ */
+export function lastJsDoc(host: ts.Node): JSDoc | undefined {
+  // The declaration's own comments come as JSDoc nodes; those of the declarations it sits in do not concern it.
+  const docs = ts.getJSDocCommentsAndTags(host).filter((node): node is JSDoc => ts.isJSDoc(node) && node.parent === host);
+  return docs[docs.length - 1];
+}
+
+/** The white space ts-morph's JSDoc reading skips (the description was read with ts-morph before). */
+const BLANK = new Set([" ", "\f", "\n", "\r", "\t", "\v", "\u00a0", "\u2028", "\u2029"]);
+const LEADING_STAR = /^[ \f\n\r\t\v\u00a0\u2028\u2029]*\* ?/;
+
+/**
+ * The summary and body of a JSDoc comment, as written: from after `/**` (and one space) to the end of
+ * the last line before its first tag (or before the closing `*\/`), each line without its leading `*`
+ * and the space after it.
+ */
+function descriptionOf(doc: JSDoc): string {
+  const sourceFile = doc.getSourceFile();
+  const text = sourceFile.text;
+  let start = doc.getStart(sourceFile) + 3;
+  if (text[start] === " ") start += 1;
+  let end = doc.tags?.[0]?.getStart(sourceFile) ?? doc.end - 2;
+  // Back over the blanks and `*`s that lead up to the first tag on its line, then over line breaks.
+  while (end > 0 && text[end - 1] !== "\n" && (text[end - 1] === "*" || BLANK.has(text[end - 1]!))) end -= 1;
+  while (end > 0 && (text[end - 1] === "\n" || text[end - 1] === "\r")) end -= 1;
+  const inner = text.slice(start, Math.max(start, end)).replace(/^\/\*\*[^\S\n]*\n?/, "").replace(/(\r?\n)?[^\S\n]*\*\/$/, "");
+  return inner.split("\n").map((line) => line.replace(LEADING_STAR, "")).join("\n");
 }
 
 /** A doc comment written on the parameter itself: `f(/** Max results. @minimum 1 *\/ limit: number)`. */
