@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { npmScriptArgs } from "../../bench/npm-script.js";
 import { runGen, type GenIo } from "../../src/gen/run-gen.js";
 import { currentInputsHash } from "../../src/shared/inputs-hash.js";
 import type { SchemasFile } from "../../src/shared/schemas-file.js";
@@ -84,7 +85,8 @@ describe("--tools and --out outside the project", () => {
     expect(readFileSync(outFile, "utf8")).toBe(first);
     expect(first.endsWith("}\n")).toBe(true);
     rmSync(outFile);
-    execFileSync(path.join(repoRoot, "node_modules/.bin/tsx"), [path.join(repoRoot, "scripts/gen.ts"), ...args()], { cwd: root, stdio: "pipe" });
+    // The process `npm run gen` starts (package.json's script), npm's own start-up left out.
+    execFileSync(process.execPath, [...npmScriptArgs(repoRoot, "gen"), ...args()], { cwd: root, stdio: "pipe" });
     expect(readFileSync(outFile, "utf8")).toBe(first);
   });
 });

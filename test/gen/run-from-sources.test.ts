@@ -1,0 +1,65 @@
+import { spawnSync } from "node:child_process";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { repoRoot } from "./support.js";
+
+/**
+ * scripts/run-from-sources.mjs, which `npm run gen` starts: a TypeScript entry of this repository run by
+ * plain node from a bundle cached in node_modules/.cache, rebuilt when a source changes.
+ */
+const dir = path.join(repoRoot, "tmp", "run-from-sources-test");
+const entry = path.join(dir, "entry.ts");
+const launcher = path.join(repoRoot, "scripts", "run-from-sources.mjs");
+
+function launch(...args: string[]) {
+  const result = spawnSync(process.execPath, [launcher, entry, ...args], { cwd: dir, encoding: "utf8" });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+function writeSources(word: string): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, "word.ts"), `export const word: string = ${JSON.stringify(word)};\n`);
+  writeFileSync(
+    entry,
+    [
+      'import { word } from "./word.js";',
+      "const own: string = import.meta.url;",
+      "process.stdout.write(JSON.stringify({ word, own, args: process.argv.slice(2) }) + \"\\n\");",
+      "process.exitCode = 3;",
+      "",
+    ].join("\n"),
+  );
+}
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("run-from-sources", () => {
+  it("runs the entry with its own arguments, its exit code, and import.meta.url naming its source file", () => {
+    writeSources("first");
+    const result = launch("--tools", "x y");
+    expect(result).toEqual({
+      code: 3,
+      stdout: `${JSON.stringify({ word: "first", own: pathToFileURL(entry).href, args: ["--tools", "x y"] })}\n`,
+      stderr: "",
+    });
+  });
+
+  it("rebuilds when an imported module changes, and not otherwise", () => {
+    writeSources("second");
+    expect(JSON.parse(launch().stdout).word).toBe("second");
+    writeFileSync(path.join(dir, "word.ts"), 'export const word: string = "third, longer";\n');
+    expect(JSON.parse(launch().stdout).word).toBe("third, longer");
+    expect(JSON.parse(launch().stdout).word).toBe("third, longer");
+  });
+
+  it("leaves a source that does not parse to tsx, which exits 1 naming its file and line", () => {
+    writeSources("fourth");
+    writeFileSync(path.join(dir, "word.ts"), "export const word: string = ;\n");
+    const result = launch();
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toContain("word.ts:1:");
+  });
+});
