@@ -47,3 +47,10 @@ export function compileStrict(schema: object): { validate: (value: unknown) => b
   const validate = ajv.compile(schema);
   return { validate: (value) => validate(value) as boolean, logged };
 }
+
+/** Generates one tool file and returns the diagnostics (relative to the folder) and the file. */
+export function generateTool(source: string, extra: Record<string, string> = {}) {
+  const root = writeTree({ "tools/t.ts": source, ...extra });
+  const generation = generate(path.join(root, "tools"));
+  return { root, generation, messages: messages(generation.diagnostics, root) };
+}
