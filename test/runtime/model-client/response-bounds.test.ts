@@ -11,6 +11,9 @@ import { requestTurn, useScriptedServer } from "./harness.js";
 const ctx = useScriptedServer();
 const ANSWER: ScriptStep = { content: "the real answer" };
 const RESPONSE_TIMEOUT_MS = 400;
+// The idle timeout (200 ms in the harness) could fire first on a loaded machine that delays a 50 ms
+// send; well above the response timeout, only the cut under test can end these responses.
+const ENDLESS_OPTIONS = { responseTimeoutMs: RESPONSE_TIMEOUT_MS, idleTimeoutMs: 5 * RESPONSE_TIMEOUT_MS };
 
 describe.each([
   ["streaming", true],
@@ -19,7 +22,7 @@ describe.each([
   // Without streaming, either is a space after the start of a JSON body.
   describe.each(["comment", "delta"] as const)("a response that never ends, an SSE %s every 50 ms", (send) => {
     it(`is cut ${RESPONSE_TIMEOUT_MS} ms after it started, resent twice, then a timeout error`, async () => {
-      const run = await requestTurn(ctx.server, () => ({ fault: "endless", send }), stream, { options: { responseTimeoutMs: RESPONSE_TIMEOUT_MS } });
+      const run = await requestTurn(ctx.server, () => ({ fault: "endless", send }), stream, { options: ENDLESS_OPTIONS });
       expect(run.turn).toBeUndefined();
       expect(run.requestCount).toBe(3);
       expect(run.retries).toMatchObject([
@@ -34,7 +37,7 @@ describe.each([
   });
 
   it("an endless response once, then a good one: recovered, the cut reported as a retry", async () => {
-    const run = await requestTurn(ctx.server, [{ fault: "endless", send: "delta" }, ANSWER], stream, { options: { responseTimeoutMs: RESPONSE_TIMEOUT_MS } });
+    const run = await requestTurn(ctx.server, [{ fault: "endless", send: "delta" }, ANSWER], stream, { options: ENDLESS_OPTIONS });
     expect(run.turn?.message.content).toBe("the real answer");
     expect(run.requestCount).toBe(2);
     expect(run.retries).toMatchObject([{ by: "broken_response", attempt: 1, kind: "timeout", reason: expect.stringContaining("did not end within") }]);
