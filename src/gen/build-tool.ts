@@ -8,7 +8,7 @@ import { literalDefault } from "./literal-default.js";
 import { outputSchemaOf } from "./output-schema.js";
 import type { SchemaEngine, TypeSchemas } from "./schema-engine.js";
 import { finishedSharedSchema, finishParameters, placeParameterKeywords, type ParameterKeyword } from "./finish-parameters.js";
-import { orderSchemaKeys } from "./schema-walk.js";
+import { orderSchemaKeys, settle } from "./schema-walk.js";
 import { readToolAnnotations } from "./tool-annotations.js";
 import { readInlineParamDoc, readToolDocs, type ParamDoc, type ToolDocs } from "./tool-docs.js";
 import { strictToolDefinition } from "./strict-tool.js";
@@ -87,7 +87,7 @@ export function buildTool(tool: DiscoveredTool, engine: SchemaEngine, checker: t
     if (schema.description === undefined) {
       diagnostics.push(diagnosticAt(spec.node, "warning", `parameter "${spec.name}" of tool "${tool.name}" has no description; add "@param ${spec.name} …" to the tool's JSDoc`));
     }
-    properties[spec.name] = schema;
+    properties[spec.name] = prefinished ? sharedParameterSchema(shared[index]!, schema) : schema;
     if (spec.required) required.push(spec.name);
   });
   applyMemberDocs(docs, properties, byObject ? undefined : new Set(specs.map((spec) => spec.name)));
@@ -211,6 +211,29 @@ function applyMemberDocs(docs: ToolDocs, properties: { [name: string]: JsonSchem
       properties[owner] = { ...schema, properties: { ...nested, [member]: { ...target, description: doc.description } } };
     }
   }
+}
+
+/** Parameter schemas made from a finished type schema, by what the parameter added to it. */
+const parameterSchemas = new WeakMap<JsonSchema, Map<string, JsonSchema>>();
+
+/**
+ * `schema`, a finished type schema with what a parameter adds to it (a description, a default,
+ * examples, `deprecated`), settled and shared with every parameter written alike: a `path: string`
+ * with the same description in several tools is one schema, made strict and measured once.
+ */
+function sharedParameterSchema(finished: JsonSchema, schema: JsonSchema): JsonSchema {
+  let alike = parameterSchemas.get(finished);
+  if (alike === undefined) {
+    alike = new Map();
+    parameterSchemas.set(finished, alike);
+  }
+  const key = JSON.stringify({ description: schema.description, default: schema.default, examples: schema.examples, deprecated: schema.deprecated });
+  let made = alike.get(key);
+  if (made === undefined) {
+    made = settle(orderSchemaKeys(schema));
+    alike.set(key, made);
+  }
+  return made;
 }
 
 /**

@@ -79,6 +79,10 @@ function descriptionOf(doc: JSDoc): string {
 /** A doc comment written on the parameter itself: `f(/** Max results. @minimum 1 *\/ limit: number)`. */
 export function readInlineParamDoc(parameter: ts.ParameterDeclaration): ParamDoc {
   const result: ParamDoc = { tags: [] };
+  // Most parameters have no comment of their own; asking the compiler would also search the
+  // function's JSDoc for their @param tags.
+  const comment = parameter.getSourceFile().text.indexOf("/**", parameter.pos);
+  if (comment === -1 || comment >= parameter.end) return result;
   for (const node of ts.getJSDocCommentsAndTags(parameter)) {
     if (!ts.isJSDoc(node) || node.parent !== parameter) continue;
     const description = cleanText(ts.getTextOfJSDocComment(node.comment));

@@ -59,7 +59,39 @@ function generated(names: string[]): { file: SchemasFile; warnings: string[] } {
   return { file: generation.file!, warnings: messages(generation.diagnostics, root).filter((message) => message.includes(`"b"`)) };
 }
 
+const alike = `import type { Match, Paging } from "./types";
+/**
+ * Same words.
+ * @param paging Which page.
+ * @param paging.size Only in x.
+ * @param match How to match.
+ */
+export function x(paging: Paging, match: Match): string {
+  return String(paging.page) + String(match);
+}
+/**
+ * Same words.
+ * @param paging Which page.
+ * @param match How to match.
+ * @maximum 9
+ */
+export function y(paging: Paging, match: Match): string {
+  return String(paging.page) + String(match);
+}
+`;
+
 describe("types shared between tools", () => {
+  it("keep a parameter written alike in two tools apart where one adds a tag or a member's description", () => {
+    const root = writeTree({ "tools/types.ts": types, "tools/alike.ts": alike });
+    const generation = generate(path.join(root, "tools"));
+    expect(messages(generation.diagnostics, root).filter((message) => message.includes(" error: "))).toEqual([]);
+    const properties = (name: string) => generation.file!.tools.find((entry) => entry.function.name === name)!.function.parameters.properties;
+    expect(properties("x").match).toEqual({ description: "How to match.", anyOf: [{ type: "number" }, { type: "string", enum: ["exact", "prefix"] }] });
+    expect(properties("y").match).toEqual({ description: "How to match.", anyOf: [{ type: "number", maximum: 9 }, { type: "string", enum: ["exact", "prefix"] }] });
+    expect(properties("x").paging).toMatchObject({ properties: { size: { type: "number", description: "Only in x." } } });
+    expect(properties("y").paging).toMatchObject({ properties: { size: { type: "number", description: "Rows per page." } } });
+  });
+
   it("give a tool the same schemas, warnings included, whether other tools use them before it or not", () => {
     const alone = generated(["b"]);
     const after = generated(["a", "b", "c"]);
