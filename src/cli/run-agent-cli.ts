@@ -19,6 +19,7 @@ import { commandLine } from "../shared/package-layout.js";
 import { runInteractive } from "./interactive.js";
 import { AGENT_USAGE, parseAgentArgs, type AgentArgs } from "./parse-agent-args.js";
 import { onceRequestSent } from "./after-request-sent.js";
+import { coalescedOutput } from "./coalesced-output.js";
 import { colorsWanted, createProgressReporter } from "./progress-reporter.js";
 import { EXIT, reportResult } from "./report-result.js";
 import { toolModeLine } from "./tool-mode-line.js";
@@ -93,7 +94,10 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
     return fail(EXIT.schemas, `error: ${schemasPath} has no strictTools (it was written before strict mode existed). Run npm run gen to regenerate it, or pass --no-strict.`);
   }
 
-  const reporter = createProgressReporter(stderr, colorsWanted(io.stderr, io.env), mask);
+  // A turn's progress lines go out in one write (coalesced-output.ts). Not in the chat, where readline
+  // writes the prompt itself.
+  const progress = interactive ? { write: stderr.write, flush: () => undefined } : coalescedOutput(stderr.write);
+  const reporter = createProgressReporter(progress, colorsWanted(io.stderr, io.env), mask);
   const executor = createToolExecutor({
     schemas: schemas.schemas,
     schemasDir: path.dirname(schemasPath),
@@ -120,12 +124,13 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
     try {
       transcript = openTranscript(transcriptFile, { redact: mask.scrub });
     } catch (error) {
+      progress.flush();
       if (error instanceof NotRegularFileError) return usageError(`cannot write the transcript: ${error.message}`);
       return usageError(`cannot write the transcript ${transcriptFile} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
     }
   }
 
-  // Ajv readies itself while the model answers the first request, not on the first tool call.
+  // The tool modules load and Ajv readies itself while the model answers the first request, not on the first tool call.
   onceRequestSent(() => void executor.warmUp());
   const agent = createAgent({
     requestTurn,
@@ -138,6 +143,8 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
     onEvent: (event) => {
       stdout.onEvent(event);
       reporter.onEvent(event);
+      // Everything so far is out before a request is sent: the turn's line is the last of its burst anyway.
+      if (event.type === "turn_start") progress.flush();
     },
     // A tool can read the key (a `.env` in the workspace): masked before the model, history or transcript see it.
     afterToolCall: (_call, result) => ({ ...result, content: mask.scrub(result.content) }),
@@ -155,13 +162,17 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
     try {
       const result = await agent.run(args.prompt ?? "", { signal: controller.signal });
       const report = reportResult(result);
-      if (report.stdout !== undefined) stdout.write(report.stdout);
+      if (report.stdout !== undefined) {
+        progress.flush();
+        stdout.write(report.stdout);
+      }
       if (report.message !== undefined) reporter.line(report.message);
       return report.exitCode;
     } finally {
       stopListening();
     }
   } finally {
+    progress.flush();
     transcript?.close();
   }
 }

@@ -120,6 +120,55 @@ describe("one prompt", () => {
   });
 });
 
+describe("tool modules, imported while the first request is answered", () => {
+  /** A tools folder with a healthy tool and one whose module throws when imported; its schemas file. */
+  function toolsWithBrokenModule(): { schemas: string; brokenFile: string } {
+    const dir = tempDir();
+    const tools = path.join(dir, "tools");
+    cpSync(path.join(projectRoot, "test/cli/fixtures/tools/echo.ts"), path.join(tools, "echo.ts"));
+    writeFileSync(path.join(tools, "no_database.ts"), `throw new Error("no database at startup");\n\n/** Looks a record up. */\nexport function lookup(id: string): string {\n  return id;\n}\n`);
+    return { schemas: writeFixtureSchemas(dir, tools), brokenFile: "tools/no_database.ts" };
+  }
+
+  async function run(schemas: string, prompt: string): Promise<CliRun> {
+    const result = await runCliInProcess(["--schemas", schemas, "--no-stream", prompt], cliEnv(fx.server.baseURL), fx.dir);
+    fx.outputs.push(result.stdout, result.stderr);
+    return result;
+  }
+
+  it("a module that fails to import says so in its tool's first result, as a setup problem, and nowhere before", async () => {
+    const { schemas, brokenFile } = toolsWithBrokenModule();
+    fx.server.setScript([
+      { toolCalls: [{ id: "e1", name: "echo", arguments: '{"text":"first"}' }] },
+      { toolCalls: [{ id: "l1", name: "lookup", arguments: '{"id":"42"}' }] },
+      { content: "No database." },
+    ]);
+    const before = fx.server.requests.length;
+    const result = await run(schemas, "look 42 up");
+    expect(result).toMatchObject({ code: 0, stdout: "No database.\n" });
+    const failure = `The tool lookup could not be loaded from ${brokenFile}: Error: no database at startup. This is a setup problem, not an argument problem; run npm run gen if the tools changed.`;
+    const toolMessages = (lastRequestMessages() as ChatMessage[]).filter((message) => message.role === "tool");
+    expect(toolMessages).toEqual([
+      { role: "tool", tool_call_id: "e1", content: "echo: first" },
+      { role: "tool", tool_call_id: "l1", content: failure },
+    ]);
+    expect(fx.server.requests.length - before).toBe(3);
+    // Nothing about the module before the call that needed it: the first mention is the tool's result line.
+    const lines = result.stderr.split("\n");
+    expect(lines.findIndex((line) => line.includes("no database"))).toBe(lines.findIndex((line) => line.startsWith("  ← lookup tool_error: The tool lookup could not be loaded")));
+    expect(lines.findIndex((line) => line.includes("no database"))).toBeGreaterThan(lines.findIndex((line) => line.startsWith("  → lookup")));
+  });
+
+  it("a run whose model calls no tool of a broken module ends as if the module were fine", async () => {
+    const { schemas } = toolsWithBrokenModule();
+    fx.server.setScript([{ toolCalls: [{ id: "e1", name: "echo", arguments: '{"text":"only"}' }] }, { content: "Done." }]);
+    const result = await run(schemas, "echo something");
+    expect(result).toMatchObject({ code: 0, stdout: "Done.\n" });
+    expect(result.stderr).not.toContain("no database");
+    expect(result.stderr).not.toContain("could not be loaded");
+  });
+});
+
 describe("API errors: exit 3, status, the API's message and a hint; never the key or a stack", () => {
   it("401 with the key echoed back by the gateway", async () => {
     const guarded = await startScriptedServer({ script: [{ content: "never" }], apiKey: "the-right-key" });

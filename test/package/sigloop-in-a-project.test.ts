@@ -173,7 +173,7 @@ export const agentIsNotAny: IsAny<typeof createAgent> = false;
     expect(server.requests.length).toBe(before);
   }, SLOW);
 
-  it("the compiled bin loads tsx only when a tool module is imported, and never the TypeScript compiler to run the agent", async () => {
+  it("the compiled bin loads tsx only to import the project's tool modules, and never the TypeScript compiler to run the agent", async () => {
     // A resolve hook (node --import) appends every module URL the process resolves to a log.
     writeFiles(project, {
       "trace/hooks.mjs": `import { appendFileSync } from "node:fs";
@@ -198,7 +198,9 @@ export async function resolve(specifier, context, next) {
       const urls = readFileSync(log, "utf8");
       return { tsx: urls.includes("/node_modules/tsx/"), typescript: urls.includes("/node_modules/typescript/") };
     };
-    expect(await loaded([{ content: "no tool needed" }])).toEqual({ tsx: false, typescript: false });
+    // The tool modules (and tsx with them) are imported once the first request is sent, while it is answered
+    // (docs/tool-execution.md): whether tsx got loaded before this quick answer ended the run is timing.
+    expect((await loaded([{ content: "no tool needed" }])).typescript).toBe(false);
     expect(await loaded([{ toolCalls: [{ id: "call_1", name: "where", arguments: '{"greeting":{"word":"hi"}}' }] }, { content: "done" }])).toEqual({ tsx: true, typescript: false });
   }, SLOW);
 

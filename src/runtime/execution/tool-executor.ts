@@ -69,9 +69,11 @@ type ToolFunction = (...args: unknown[]) => unknown;
 /** The executor, plus what a program may do while its first request is in flight. */
 export interface PreparedToolExecutor extends ToolExecutor {
   /**
-   * Loads Ajv and compiles one tool's validator, which readies Ajv's code generator (tens of ms the first
-   * time, where later validators take about one); the rest still compile on first use. Call it once the
-   * first request is on its way, so that the model's latency hides it. Never rejects.
+   * Starts importing every tool module, then loads Ajv and compiles one tool's validator, which readies
+   * Ajv's code generator (tens of ms the first time, where later validators take about one); the rest
+   * still compile on first use. Call it once the first request is on its way, so that the model's latency
+   * hides it. A module that fails to import is reported by the first call of one of its tools, as without
+   * a warm-up, and tried again on the call after. Never rejects.
    */
   warmUp(): Promise<void>;
 }
@@ -117,15 +119,21 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolRunner & P
     return entry.validator;
   }
 
-  async function loadFunction(entry: ToolEntry): Promise<ToolFunction | string> {
-    if (entry.fn !== undefined) return entry.fn;
-    const { binding } = entry;
+  /** The import of a binding's module: started once per file, shared by its tools' calls and the warm-up. */
+  function moduleImport(binding: ToolBinding): { url: string; loading: Promise<unknown> } {
     const url = pathToFileURL(path.resolve(schemasDir, binding.file)).href;
     let loading = modules.get(url);
     if (loading === undefined) {
       loading = importModule(url);
       modules.set(url, loading);
     }
+    return { url, loading };
+  }
+
+  async function loadFunction(entry: ToolEntry): Promise<ToolFunction | string> {
+    if (entry.fn !== undefined) return entry.fn;
+    const { binding } = entry;
+    const { url, loading } = moduleImport(binding);
     let module: unknown;
     try {
       module = await loading;
@@ -222,9 +230,13 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolRunner & P
       return { status, content };
     },
     async warmUp() {
+      // Imports first: a TypeScript loader works on them in its own thread while Ajv loads on this one. A
+      // failed import stays in `modules` for the first call of its tools to report.
+      const imports = [...entries.values()].map((entry) => moduleImport(entry.binding).loading.catch(() => undefined));
       const first = entries.values().next();
       // A failure to load Ajv stays in `ajv` and is reported by the first call that needs it.
       if (first.done !== true) await validatorFor(first.value).catch(() => undefined);
+      await Promise.all(imports);
     },
   };
 }

@@ -443,6 +443,34 @@ describe("lazy work", () => {
     expect(await call("add", '{"a": 1}', idle, flaky)).toEqual({ status: "ok", content: "11" });
   });
 
+  test("the warm-up imports every tool module once, and calls after it import nothing more", async () => {
+    const imported: string[] = [];
+    const warmed = executor({ importModule: (url) => (imported.push(url.slice(url.lastIndexOf("/") + 1)), import(url)) });
+    await warmed.warmUp();
+    const files = [...new Set(fixtureSchemas.bindings.map((binding) => binding.file.slice(binding.file.lastIndexOf("/") + 1)))];
+    expect([...imported].sort()).toEqual(files.sort());
+    expect(await call("add", '{"a": 1}', idle, warmed)).toEqual({ status: "ok", content: "11" });
+    await call("describeCall", '{"label": "x"}', idle, warmed);
+    expect(imported).toHaveLength(files.length);
+  });
+
+  test("a module that fails to import during the warm-up is reported by its tool's first call, as without a warm-up, and tried again on the next", async () => {
+    let attempts = 0;
+    const failing = (url: string) => (url.endsWith("/math.ts") && ++attempts === 1 ? Promise.reject(new Error("disk busy")) : import(url));
+    const warmed = executor({ importModule: failing });
+    await expect(warmed.warmUp()).resolves.toBeUndefined();
+    expect(attempts).toBe(1);
+    const cold = executor({ importModule: (url) => (url.endsWith("/math.ts") ? Promise.reject(new Error("disk busy")) : import(url)) });
+    const expected = await call("add", '{"a": 1}', idle, cold);
+    expect(expected.content).toBe(
+      "The tool add could not be loaded from tools/math.ts: Error: disk busy. This is a setup problem, not an argument problem; run npm run gen if the tools changed.",
+    );
+    expect(await call("add", '{"a": 1}', idle, warmed)).toEqual(expected);
+    expect(attempts).toBe(1);
+    expect(await call("add", '{"a": 1}', idle, warmed)).toEqual({ status: "ok", content: "11" });
+    expect(attempts).toBe(2);
+  });
+
   test("definitions are the schemas file's tools, in its order", () => {
     expect(shared.definitions).toBe(fixtureSchemas.tools);
   });
