@@ -11,6 +11,8 @@
  * pays. Measured in docs/gen.md.
  *
  * If the bundle cannot be made (a source that does not parse, an unwritable cache), tsx runs the entry.
+ * An entry run with `--check` (gen's "writes nothing, no cache either") gets a stale bundle made in
+ * memory and imported as a data: URL, which suits entries whose only `import`s are Node's modules.
  *
  * Usage: node scripts/run-from-sources.mjs <entry.ts> [arguments for the entry…]
  */
@@ -28,15 +30,18 @@ const entry = path.resolve(process.argv[2] ?? "");
 // The entry reads its own arguments from process.argv.slice(2), as it does when run directly.
 process.argv.splice(2, 1);
 const manifestFile = path.join(cacheDir, `sources-${hash(entry)}.json`);
-const bundle = freshBundle() ?? (await rebuild().catch(() => undefined));
-if (bundle === undefined) {
+// `gen --check` writes nothing, not even a cache: a stale bundle is then made in memory only.
+const writesNothing = process.argv.includes("--check");
+const cached = freshBundle();
+const url = cached === undefined ? await rebuild().catch(() => undefined) : pathToFileURL(cached).href;
+if (url === undefined) {
   // A source that does not parse, or a cache that cannot be written: tsx runs the entry as it always
   // could, and reports a syntax error with its file and line.
   const { register } = await import("tsx/esm/api");
   register();
   await import(pathToFileURL(entry).href);
 } else {
-  await import(pathToFileURL(bundle).href);
+  await import(url);
 }
 
 /** The bundle named by the manifest, if every input it was built from is unchanged. */
@@ -52,7 +57,7 @@ function freshBundle() {
   return manifest.bundle;
 }
 
-/** Bundles the entry, records what it was built from, and returns the bundle's path. */
+/** Bundles the entry and returns the URL to import it from: the cached file, recorded with what it was built from. */
 async function rebuild() {
   const { build } = await import("esbuild");
   const prefix = `sources-${hash(entry)}-`;
@@ -81,6 +86,8 @@ async function rebuild() {
   });
   const inputs = Object.fromEntries(Object.keys(result.metafile.inputs).map((file) => path.resolve(root, file)).map((file) => [file, stampOf(file)]));
   const text = result.outputFiles[0]?.text ?? "";
+  // Its only imports are Node's own modules (packages are loaded with createRequire), so it runs as data.
+  if (writesNothing) return `data:text/javascript;base64,${Buffer.from(text).toString("base64")}`;
   mkdirSync(cacheDir, { recursive: true });
   // Named by content, so a run never imports a bundle another run is replacing.
   const bundle = path.join(cacheDir, `${prefix}${hash(text)}.mjs`);
@@ -91,7 +98,7 @@ async function rebuild() {
     const file = path.join(cacheDir, name);
     if (name.startsWith(prefix) && file !== bundle && Date.now() - stampTime(file) > 10 * 60_000) rmSync(file, { force: true });
   }
-  return bundle;
+  return pathToFileURL(bundle).href;
 }
 
 /** @param {string} file */

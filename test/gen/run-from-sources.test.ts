@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
@@ -52,6 +52,18 @@ describe("run-from-sources", () => {
     writeFileSync(path.join(dir, "word.ts"), 'export const word: string = "third, longer";\n');
     expect(JSON.parse(launch().stdout).word).toBe("third, longer");
     expect(JSON.parse(launch().stdout).word).toBe("third, longer");
+  });
+
+  it("with --check writes nothing: a stale bundle is made in memory, the cache is left as it was", () => {
+    // Unique to this run, so the bundle that holds it cannot be left from an earlier one.
+    const word = `fifth, stale ${process.pid} ${Date.now()}`;
+    writeSources(word);
+    const cache = path.join(repoRoot, "node_modules", ".cache", "sigloop");
+    const bundlesHolding = () => readdirSync(cache).filter((name) => name.endsWith(".mjs") && readFileSync(path.join(cache, name), "utf8").includes(word));
+    expect(JSON.parse(launch("--check").stdout)).toMatchObject({ word, own: pathToFileURL(entry).href, args: ["--check"] });
+    expect(bundlesHolding()).toEqual([]);
+    expect(JSON.parse(launch().stdout).word).toBe(word);
+    expect(bundlesHolding()).toHaveLength(1);
   });
 
   it("leaves a source that does not parse to tsx, which exits 1 naming its file and line", () => {
