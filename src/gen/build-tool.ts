@@ -213,13 +213,14 @@ function applyMemberDocs(docs: ToolDocs, properties: { [name: string]: JsonSchem
   }
 }
 
-/** Parameter schemas made from a finished type schema, by what the parameter added to it. */
-const parameterSchemas = new WeakMap<JsonSchema, Map<string, JsonSchema>>();
+/** Parameter schemas made from a finished type schema, by what the parameter added to it; settled once seen twice. */
+const parameterSchemas = new WeakMap<JsonSchema, Map<string, { schema: JsonSchema; shared: boolean }>>();
 
 /**
  * `schema`, a finished type schema with what a parameter adds to it (a description, a default,
- * examples, `deprecated`), settled and shared with every parameter written alike: a `path: string`
- * with the same description in several tools is one schema, made strict and measured once.
+ * examples, `deprecated`); from the second parameter written alike on, one settled schema for all of
+ * them: a `path: string` with the same description in several tools is made strict and measured once.
+ * The first one is kept as it is (nothing changes it), since most parameters are written once.
  */
 function sharedParameterSchema(finished: JsonSchema, schema: JsonSchema): JsonSchema {
   let alike = parameterSchemas.get(finished);
@@ -228,12 +229,16 @@ function sharedParameterSchema(finished: JsonSchema, schema: JsonSchema): JsonSc
     parameterSchemas.set(finished, alike);
   }
   const key = JSON.stringify({ description: schema.description, default: schema.default, examples: schema.examples, deprecated: schema.deprecated });
-  let made = alike.get(key);
-  if (made === undefined) {
-    made = settle(orderSchemaKeys(schema));
-    alike.set(key, made);
+  const seen = alike.get(key);
+  if (seen === undefined) {
+    alike.set(key, { schema, shared: false });
+    return schema;
   }
-  return made;
+  if (!seen.shared) {
+    seen.schema = settle(orderSchemaKeys(seen.schema));
+    seen.shared = true;
+  }
+  return seen.schema;
 }
 
 /**

@@ -73,7 +73,7 @@ export function isSettled(schema: JsonSchema): boolean {
 
 /** Freezes a schema already in `orderSchemaKeys`' order, so that tools can share it; returns it. */
 export function settle<T extends JsonValue>(value: T): T {
-  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
+  if (typeof value !== "object" || value === null || settled.has(value)) return value;
   if (Array.isArray(value)) value.forEach(settle);
   else for (const key in value) settle(value[key]!);
   settled.add(value);

@@ -30,18 +30,19 @@ export function readToolDocs(host: ts.Node): ToolDocs {
   const params = new Map<string, ParamDoc>();
   const doc = lastJsDoc(host);
   if (doc === undefined) return { description: "", params };
+  const sourceFile = host.getSourceFile();
   let current: ParamDoc | undefined;
   for (const tag of doc.tags ?? []) {
     if (ts.isJSDocParameterTag(tag)) {
       current = { tags: [] };
       const description = cleanText(ts.getTextOfJSDocComment(tag.comment));
       if (description !== "") current.description = description;
-      params.set(tag.name.getText(), current);
+      params.set(tag.name.getText(sourceFile), current);
     } else if (VALIDATION_TAGS.has(tag.tagName.text) && current !== undefined) {
       current.tags.push({ name: tag.tagName.text, text: ts.getTextOfJSDocComment(tag.comment) ?? "" });
     }
   }
-  return { description: cleanText(descriptionOf(doc)), params };
+  return { description: cleanText(descriptionOf(doc, sourceFile)), params };
 }
 
 /**
@@ -63,8 +64,7 @@ const LEADING_STAR = /^[ \f\n\r\t\v\u00a0\u2028\u2029]*\* ?/;
  * the last line before its first tag (or before the closing `*\/`), each line without its leading `*`
  * and the space after it.
  */
-function descriptionOf(doc: JSDoc): string {
-  const sourceFile = doc.getSourceFile();
+function descriptionOf(doc: JSDoc, sourceFile: ts.SourceFile): string {
   const text = sourceFile.text;
   let start = doc.getStart(sourceFile) + 3;
   if (text[start] === " ") start += 1;
