@@ -1,7 +1,7 @@
 /** `npm run gen`: typed, JSDoc-commented functions in tools/ → generated/schemas.json. See docs/gen.md. */
-import { skipOptimizingCompiler } from "../src/gen/one-shot-tiering.js";
+import { deferOptimizingCompiler } from "../src/gen/one-shot-tiering.js";
 
-skipOptimizingCompiler();
+deferOptimizingCompiler();
 const { processIo, runGen } = await import("../src/gen/run-gen.js");
 
 const result = runGen(process.argv.slice(2), processIo());
