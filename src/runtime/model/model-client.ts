@@ -19,7 +19,7 @@ import { displayURL, ModelRequestError, oneLine, toModelRequestError, type Model
 import { normalizeTurn, rawTurnFromCompletion } from "./normalize-turn.js";
 import type { ModelTurn, TurnRequest, TurnRequester } from "../loop/types.js";
 import { clampTimerMs } from "../../shared/timer-limit.js";
-import { createWatchedFetch, endedWithDone, newRequestWatch, watchRequest, type RequestWatch } from "./watched-fetch.js";
+import { createWatchedFetch, endedWithDone, newRequestWatch, watchedFetchOptions, type RequestWatch } from "./watched-fetch.js";
 
 /** One retry about to happen, for progress output. */
 export interface RetryInfo {
@@ -125,7 +125,7 @@ export function createTurnRequester(options: TurnRequesterOptions): TurnRequeste
       // signal, a long run would pile up one per request. It gets one of its own, dropped with the request.
       const requestAbort = new AbortController();
       try {
-        const work = watchRequest(watch, () => requestOnce(client, request, requestAbort.signal, watch, baseURL));
+        const work = requestOnce(client, request, requestAbort.signal, watch, baseURL);
         return await untilAborted(work, request.signal, requestAbort);
       } catch (error) {
         const failure = toModelRequestError(error, {
@@ -160,7 +160,7 @@ async function requestOnce(client: OpenAI, request: TurnRequest, signal: AbortSi
   } satisfies ChatCompletionCreateParams;
   const raw = request.stream
     ? await streamedTurn(client, body, request, signal, watch, baseURL)
-    : await plainTurn(client, body, signal, baseURL);
+    : await plainTurn(client, body, signal, watch, baseURL);
   return normalizeTurn(raw);
 }
 
@@ -174,7 +174,10 @@ async function streamedTurn(
   watch: RequestWatch,
   baseURL: string,
 ): Promise<RawTurn> {
-  const stream = await client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal });
+  const stream = await client.chat.completions.create(
+    { ...body, stream: true, stream_options: { include_usage: true } },
+    { signal, fetchOptions: watchedFetchOptions(watch) },
+  );
   const assembler = new StreamAssembler();
   // The SDK ends the iteration quietly when the request is aborted (by the caller or a body bound),
   // so both are checked after the loop: a stream cut that way is never taken as complete.
@@ -197,8 +200,8 @@ async function streamedTurn(
   return raw;
 }
 
-async function plainTurn(client: OpenAI, body: BaseBody, signal: AbortSignal, baseURL: string): Promise<RawTurn> {
-  const completion: unknown = await client.chat.completions.create({ ...body, stream: false }, { signal });
+async function plainTurn(client: OpenAI, body: BaseBody, signal: AbortSignal, watch: RequestWatch, baseURL: string): Promise<RawTurn> {
+  const completion: unknown = await client.chat.completions.create({ ...body, stream: false }, { signal, fetchOptions: watchedFetchOptions(watch) });
   if (typeof completion === "string" || !isRecord(completion)) {
     const start = typeof completion === "string" ? `: ${completion.replace(/\s+/g, " ").slice(0, 80)}` : "";
     throw malformed(`malformed response from ${baseURL}: not valid JSON${start}`);

@@ -3,10 +3,13 @@
  * (the SDK's `timeout` stops at the headers, so a body that stalls, never ends or grows without end would
  * hold the request forever): an idle timeout, a total time from the headers to the end, and a size in
  * bytes; and a report of each retry the SDK is about to make (the SDK retries silently). The request a
- * fetch belongs to is found through AsyncLocalStorage, since the SDK calls `fetch` deep inside its own
- * retry loop.
+ * fetch belongs to rides along in the request's `fetchOptions` under a symbol (`watchedFetchOptions`): the
+ * SDK spreads them into the `RequestInit` of every attempt, its retries included, and `fetch` ignores keys it
+ * does not know. An AsyncLocalStorage around the request found it too, but cost about a tenth of each
+ * turn: every promise the SDK and `fetch` make inside it pays for the context (measured in
+ * docs/tool-execution.md).
  */
-import { AsyncLocalStorage } from "node:async_hooks";
+import type { ClientOptions } from "openai";
 
 /** What one `chat.completions.create` call's HTTP attempts learned. */
 export interface RequestWatch {
@@ -61,11 +64,15 @@ export interface WatchedFetchOptions extends BodyLimits {
   onSdkRetry(retry: SdkRetry): void;
 }
 
-const storage = new AsyncLocalStorage<RequestWatch>();
+const WATCH = Symbol("sigloop.requestWatch");
 
-/** Runs `fn` (which calls the SDK) with `watch` collecting what its fetches see. */
-export function watchRequest<T>(watch: RequestWatch, fn: () => Promise<T>): Promise<T> {
-  return storage.run(watch, fn);
+/** The SDK's per-request `fetchOptions` that make its fetches report to `watch`. */
+export function watchedFetchOptions(watch: RequestWatch): NonNullable<ClientOptions["fetchOptions"]> {
+  return { [WATCH]: watch } as NonNullable<ClientOptions["fetchOptions"]>;
+}
+
+function watchOf(init: RequestInit | undefined): RequestWatch | undefined {
+  return (init as { [WATCH]?: RequestWatch } | undefined)?.[WATCH];
 }
 
 export function newRequestWatch(userSignal: AbortSignal): RequestWatch {
@@ -74,7 +81,7 @@ export function newRequestWatch(userSignal: AbortSignal): RequestWatch {
 
 export function createWatchedFetch(options: WatchedFetchOptions): typeof fetch {
   return async (input, init) => {
-    const watch = storage.getStore();
+    const watch = watchOf(init);
     if (watch === undefined) return fetch(input, init);
     watch.attempts += 1;
     watch.responded = false;
