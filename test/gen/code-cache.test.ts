@@ -48,6 +48,12 @@ describe("requireWithCodeCache", () => {
     expect(readFileSync(cache, "utf8")).not.toBe("not a code cache");
   });
 
+  it("reads a module that is not plain ASCII as UTF-8, from source and from its cache", () => {
+    writeFileSync(file, 'exports.answer = "café ✓";\nexports.double = (x) => x * 2;\nexports.sibling = "naïve";\n');
+    expect(loadInFreshProcess(file)).toBe("café ✓ 42 naïve");
+    expect(loadInFreshProcess(file)).toBe("café ✓ 42 naïve");
+  });
+
   it("keeps one cache per file: an edited module gets a new cache and the old one is removed", () => {
     writeFileSync(file, 'exports.answer = 43;\nexports.double = (x) => x * 2;\nexports.sibling = "edited";\n');
     expect(loadInFreshProcess(file)).toBe("43 42 edited");
