@@ -54,7 +54,8 @@ function freshBundle() {
     return undefined;
   }
   for (const [file, stamp] of Object.entries(manifest.inputs)) if (stampOf(file) !== stamp) return undefined;
-  return manifest.bundle;
+  // A cache folder cleaned by hand can hold the manifest without its bundle.
+  return stampOf(manifest.bundle) === "missing" ? undefined : manifest.bundle;
 }
 
 /** Bundles the entry and returns the URL to import it from: the cached file, recorded with what it was built from. */

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
@@ -64,6 +64,18 @@ describe("run-from-sources", () => {
     expect(bundlesHolding()).toEqual([]);
     expect(JSON.parse(launch().stdout).word).toBe(word);
     expect(bundlesHolding()).toHaveLength(1);
+  });
+
+  it("rebuilds a bundle that was deleted from the cache", () => {
+    const word = `sixth ${process.pid} ${Date.now()}`;
+    writeSources(word);
+    expect(JSON.parse(launch().stdout).word).toBe(word);
+    const cache = path.join(repoRoot, "node_modules", ".cache", "sigloop");
+    const holding = readdirSync(cache).filter((name) => name.endsWith(".mjs") && readFileSync(path.join(cache, name), "utf8").includes(word));
+    expect(holding).toHaveLength(1);
+    rmSync(path.join(cache, holding[0]!));
+    expect(launch()).toMatchObject({ code: 3, stderr: "" });
+    expect(existsSync(path.join(cache, holding[0]!))).toBe(true);
   });
 
   it("leaves a source that does not parse to tsx, which exits 1 naming its file and line", () => {
