@@ -6,11 +6,12 @@
  * while, on a background thread that on a 2-core machine competes with the run itself, and most of that
  * optimized code arrives too late to pay off. Raising V8's interrupt budget eightfold leaves the
  * optimizing compiler only the code that is really hot (the scanner and parser over 2 MB of Node's
- * typings, or thousands of tools). Measured at 500 tools, one process after another on a quiet machine:
- * 0.96 s of CPU and 0.96 s of wall time instead of 1.5 s and 1.15 s; with Node's typings 1.7–1.8 s of
- * CPU instead of 2.1–2.5 s. Turning TurboFan off altogether saved as much at 500 tools but cost 40 % at
- * 2,000 (2.3 s against 1.7 s). Watch mode lives for hours, so once its first generation is done V8's
- * own budget is back for every regeneration.
+ * typings, or thousands of tools). Measured at 500 tools, one process after another on a quiet machine
+ * (docs/gen.md has the table): 0.74–0.83 s of wall time and 0.77–0.83 s of CPU instead of 1.14–1.15 s
+ * and 1.47–1.51 s; with Node's typings 1.19–1.26 s of wall time instead of 1.54–1.75 s. Turning TurboFan
+ * off altogether saved as much at 500 tools but starved the hot loops: 1.85–2.28 s with Node's typings,
+ * 2.05–2.19 s at 2,000 tools against 1.51–1.72 s. Watch mode lives for hours, so once its first
+ * generation is done V8's own budget is back for every regeneration.
  *
  * The entry points (`npm run gen`, `sigloop gen`) call `deferOptimizingCompiler` before they load the
  * generator: V8 keys its code cache by its flags, so the compiler's cache must be made and read with the
