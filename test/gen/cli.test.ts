@@ -129,3 +129,17 @@ describe("--check", () => {
     });
   });
 });
+
+describe("the library gen compiles tools with", () => {
+  it("is the compiler's own ES2022 library, even where a @typescript/lib-* replacement package is installed", () => {
+    const project = writeTree({
+      "node_modules/@typescript/lib-es5/package.json": '{ "name": "@typescript/lib-es5", "version": "1.0.0", "types": "index.d.ts" }',
+      "node_modules/@typescript/lib-es5/index.d.ts": "declare var replaced: number;\n",
+      "tools/add.ts": "/**\n * Adds one.\n * @param a A number.\n */\nexport function add(a: number): number {\n  return a + 1;\n}\n",
+    });
+    // The process `npm run gen` starts, from the project: TypeScript looks for replacements from the current directory.
+    execFileSync(process.execPath, [...npmScriptArgs(repoRoot, "gen"), "--tools", "tools", "--out", "out.json"], { cwd: project, stdio: "pipe" });
+    const written = JSON.parse(readFileSync(path.join(project, "out.json"), "utf8")) as SchemasFile;
+    expect(written.tools.map((tool) => tool.function.name)).toEqual(["add"]);
+  });
+});
