@@ -37,16 +37,15 @@ interface ArgumentSpec {
 /** Turns one discovered tool into its OpenAI definition and calling convention, or diagnostics saying why not. */
 export function buildTool(tool: DiscoveredTool, engine: SchemaEngine, checker: ts.TypeChecker): { built?: BuiltTool; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
-  const host = docHost(tool).compilerNode;
+  const host = docHost(tool);
   const docs = readToolDocs(host);
   const tagged = readToolAnnotations(host, tool.name);
   for (const problem of tagged.problems) diagnostics.push(diagnosticAt(tool.declaration, "error", problem));
   if (docs.description === "") {
     diagnostics.push(diagnosticAt(tool.declaration, "warning", `tool "${tool.name}" has no description; add a JSDoc summary above it (models call tools far better with one)`));
   }
-  // The compiler's nodes, not ts-morph's wrappers: this runs for every parameter of every tool.
   // A `this` parameter types the receiver; it is not an argument.
-  const parameters = tool.fn.compilerNode.parameters.filter((parameter) => !(ts.isIdentifier(parameter.name) && parameter.name.text === "this"));
+  const parameters = tool.fn.parameters.filter((parameter) => !(ts.isIdentifier(parameter.name) && parameter.name.text === "this"));
   const only = parameters.length === 1 ? parameters[0] : undefined;
   const byObject = only !== undefined && ts.isObjectBindingPattern(only.name);
   // Like a compiler, report every parameter's problem at once: the well-formed ones are still checked.

@@ -3,32 +3,36 @@ import type * as Morph from "ts-morph";
 import { requireWithCodeCache } from "./code-cache.js";
 
 /**
- * ts-morph and the TypeScript compiler it bundles, for all of src/gen: import `ts`, `Node` and
- * `Project` from here (types may come from "ts-morph" with `import type`).
+ * The TypeScript compiler ts-morph bundles, for all of src/gen: import `ts` from here (types may come
+ * from "ts-morph" with `import type`), and the ES2022 library's declarations as ts-morph ships them.
  *
- * Loaded with `require`, not `import`: Node's ESM loader would first lex ts-morph's 1 MB of CommonJS
- * for its export names, on every run. The three bundles (compiler, @ts-morph/common, ts-morph) go
- * through the V8 code cache, in dependency order, so each later `require` of them finds them loaded.
+ * Loaded with `require`, not `import`: Node's ESM loader would first lex the CommonJS for its export
+ * names, on every run. The compiler and @ts-morph/common go through the V8 code cache, in dependency
+ * order, so the second's `require` of the first finds it loaded. ts-morph itself is not loaded: gen
+ * drives the compiler directly (`tool-host.ts`).
  */
 const require = createRequire(import.meta.url);
-const morphEntry = require.resolve("ts-morph");
-const commonEntry = createRequire(morphEntry).resolve("@ts-morph/common");
+const commonEntry = createRequire(require.resolve("ts-morph")).resolve("@ts-morph/common");
 requireWithCodeCache(createRequire(commonEntry).resolve("./typescript"));
-requireWithCodeCache(commonEntry);
-const morph = requireWithCodeCache(morphEntry) as typeof Morph;
+const common = requireWithCodeCache(commonEntry) as { ts: typeof Morph.ts; getLibFiles(): { fileName: string; text: string }[] };
 
-export const ts: typeof Morph.ts = morph.ts;
+export const ts: typeof Morph.ts = common.ts;
 /** The compiler's types used in src/gen, so `ts.Type` reads as it would with ts-morph's own `ts`. */
 export declare namespace ts {
+  type ArrowFunction = Morph.ts.ArrowFunction;
   type CompilerOptions = Morph.ts.CompilerOptions;
   type Diagnostic = Morph.ts.Diagnostic;
   type Expression = Morph.ts.Expression;
+  type FunctionDeclaration = Morph.ts.FunctionDeclaration;
+  type FunctionExpression = Morph.ts.FunctionExpression;
+  type Identifier = Morph.ts.Identifier;
   type Node = Morph.ts.Node;
   type NumericLiteral = Morph.ts.NumericLiteral;
   type ParameterDeclaration = Morph.ts.ParameterDeclaration;
   type Program = Morph.ts.Program;
   type Scanner = Morph.ts.Scanner;
   type SourceFile = Morph.ts.SourceFile;
+  type Statement = Morph.ts.Statement;
   type SyntaxKind = Morph.ts.SyntaxKind;
   type StringLiteral = Morph.ts.StringLiteral;
   type Symbol = Morph.ts.Symbol;
@@ -38,7 +42,9 @@ export declare namespace ts {
   type TemplateLiteralType = Morph.ts.TemplateLiteralType;
   type UnionType = Morph.ts.UnionType;
 }
-export const Node: typeof Morph.Node = morph.Node;
-export type Node = Morph.Node;
-export const Project: typeof Morph.Project = morph.Project;
-export type Project = Morph.Project;
+
+/**
+ * The library's declaration files (`lib.es2022.d.ts` and what it references) as ts-morph ships them,
+ * comments stripped: what gen has always compiled tools against, so schemas and messages stay the same.
+ */
+export const libFiles: readonly { fileName: string; text: string }[] = common.getLibFiles();

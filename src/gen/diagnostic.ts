@@ -1,5 +1,4 @@
 import path from "node:path";
-import type { Node } from "ts-morph";
 import type { ts } from "./compiler.js";
 
 export type Severity = "error" | "warning";
@@ -23,11 +22,10 @@ export interface Diagnostic {
 
 export type Place = Pick<Diagnostic, "file" | "line" | "col">;
 
-/** The start of a node (ts-morph's or the compiler's), past its comments: lines count `\n`, columns are 1-based. */
-export function diagnosticAt(node: Node | ts.Node, severity: Severity, message: string): Diagnostic {
-  const compilerNode = "compilerNode" in node ? node.compilerNode : node;
-  const sourceFile = compilerNode.getSourceFile();
-  const start = compilerNode.getStart(sourceFile);
+/** The start of a node, past its comments: lines count `\n`, columns are 1-based. */
+export function diagnosticAt(node: ts.Node, severity: Severity, message: string): Diagnostic {
+  const sourceFile = node.getSourceFile();
+  const start = node.getStart(sourceFile);
   const breaks = lineBreaksOf(sourceFile);
   const newlinesBefore = countBefore(breaks.lf, start);
   const returnsBefore = countBefore(breaks.cr, start);

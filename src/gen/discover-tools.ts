@@ -1,9 +1,8 @@
 import path from "node:path";
-import type { ArrowFunction, FunctionDeclaration, FunctionExpression, SourceFile } from "ts-morph";
-import { Node, ts } from "./compiler.js";
+import { ts } from "./compiler.js";
 import { diagnosticAt, type Diagnostic } from "./diagnostic.js";
 
-export type ToolFunction = FunctionDeclaration | ArrowFunction | FunctionExpression;
+export type ToolFunction = ts.FunctionDeclaration | ts.ArrowFunction | ts.FunctionExpression;
 
 /** An exported function of a tool file: a tool named by its export name. */
 export interface DiscoveredTool {
@@ -12,7 +11,7 @@ export interface DiscoveredTool {
   file: string;
   fn: ToolFunction;
   /** The node that carries the tool's JSDoc and names its location: the function or the `const`. */
-  declaration: FunctionDeclaration | Node;
+  declaration: ts.FunctionDeclaration | ts.Node;
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -28,11 +27,11 @@ const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
  * compiled package, known by its declaration (`.d.ts`), is a tool of the tool file that re-exports it:
  * `export { read_file } from "sigloop/tools"` is how a project takes sigloop's built-in tools.
  */
-export function discoverTools(sourceFile: SourceFile, toolFiles: ReadonlySet<string>): { tools: DiscoveredTool[]; diagnostics: Diagnostic[] } {
+export function discoverTools(sourceFile: ts.SourceFile, toolFiles: ReadonlySet<string>, checker: ts.TypeChecker): { tools: DiscoveredTool[]; diagnostics: Diagnostic[] } {
   const tools: DiscoveredTool[] = [];
   const diagnostics: Diagnostic[] = [];
-  const file = sourceFile.getFilePath();
-  for (const [name, declarations] of sourceFile.getExportedDeclarations()) {
+  const file = sourceFile.fileName;
+  for (const [name, declarations] of exportedDeclarations(sourceFile, checker)) {
     if (name === "default") {
       diagnostics.push(diagnosticAt(declarations[0] ?? sourceFile, "error",
         "a default export has no name a model can call it by; export it by name instead (export function my_tool(…) or export const my_tool = (…) => …)"));
@@ -41,8 +40,8 @@ export function discoverTools(sourceFile: SourceFile, toolFiles: ReadonlySet<str
     const found = declarations.map((declaration) => ({ declaration, fn: toolFunctionOf(declaration) })).find((entry) => entry.fn !== undefined);
     if (found?.fn === undefined) continue;
     const { declaration, fn } = found;
-    const home = declaration.getSourceFile().getFilePath();
-    if (home !== file && !declaration.getSourceFile().isDeclarationFile()) {
+    const home = declaration.getSourceFile().fileName;
+    if (home !== file && !declaration.getSourceFile().isDeclarationFile) {
       if (!toolFiles.has(home)) {
         diagnostics.push(diagnosticAt(reExportOf(sourceFile, name), "warning",
           `"${name}" is re-exported from ${path.relative(path.dirname(file), home)}, which is not a tool file, so it is not a tool; a tool is a function exported by the tool file that declares it: move it here or wrap it in a function declared here`));
@@ -60,52 +59,100 @@ export function discoverTools(sourceFile: SourceFile, toolFiles: ReadonlySet<str
         `tool name "${name}" is not accepted by model providers, which allow only letters, digits, _ and - (1 to 64 characters); rename the export`));
       continue;
     }
-    tools.push({ name, file, fn, declaration: Node.isVariableDeclaration(declaration) ? declaration : fn });
+    tools.push({ name, file, fn, declaration: ts.isVariableDeclaration(declaration) ? declaration : fn });
   }
   return { tools: tools.sort((a, b) => a.name.localeCompare(b.name)), diagnostics };
 }
 
 /** The export statement of this file that brings in `name` from elsewhere (for the warning's place). */
-function reExportOf(sourceFile: SourceFile, name: string): Node {
-  const exports = sourceFile.getExportDeclarations();
-  const named = exports.find((declaration) => declaration.getNamedExports().some((specifier) => (specifier.getAliasNode()?.getText() ?? specifier.getName()) === name));
-  return named ?? exports.find((declaration) => declaration.isNamespaceExport()) ?? sourceFile;
+function reExportOf(sourceFile: ts.SourceFile, name: string): ts.Node {
+  const exports = sourceFile.statements.filter(ts.isExportDeclaration);
+  const named = exports.find((declaration) => declaration.exportClause !== undefined && ts.isNamedExports(declaration.exportClause) && declaration.exportClause.elements.some((specifier) => specifier.name.text === name));
+  return named ?? exports.find((declaration) => declaration.exportClause === undefined) ?? sourceFile;
 }
 
 /** The first of several signatures of `fn`, when it has more than one. */
-function firstOverload(fn: ToolFunction): Node | ts.Node | undefined {
-  if (!Node.isFunctionDeclaration(fn)) return undefined;
+function firstOverload(fn: ToolFunction): ts.Node | undefined {
+  if (!ts.isFunctionDeclaration(fn)) return undefined;
   // A declaration (`.d.ts`) has no implementation: each signature is a body-less declaration.
-  if (fn.getSourceFile().isDeclarationFile()) return fn.getOverloads().length > 1 ? fn.getOverloads()[0] : undefined;
-  // A file that compiles has an implementation's signatures right before it; the compiler's nodes
-  // tell that without ts-morph wrapping every statement of the file.
-  const implementation = fn.compilerNode;
-  const parent = implementation.parent;
-  if (!ts.isSourceFile(parent) && !ts.isModuleBlock(parent)) return fn.getOverloads()[0];
+  if (fn.getSourceFile().isDeclarationFile) {
+    const overloads = signaturesOf(fn).filter((signature) => signature.body === undefined);
+    return overloads.length > 1 ? overloads[0] : undefined;
+  }
+  // A file that compiles has an implementation's signatures right before it.
+  const parent = fn.parent;
+  if (!ts.isSourceFile(parent) && !ts.isModuleBlock(parent)) return signaturesOf(fn).find((signature) => signature.body === undefined);
   const statements = parent.statements;
   let first: ts.Node | undefined;
-  for (let index = statements.indexOf(implementation) - 1; index >= 0; index--) {
+  for (let index = statements.indexOf(fn) - 1; index >= 0; index--) {
     const statement = statements[index]!;
-    if (!ts.isFunctionDeclaration(statement) || statement.body !== undefined || statement.name?.text !== implementation.name?.text) break;
+    if (!ts.isFunctionDeclaration(statement) || statement.body !== undefined || statement.name?.text !== fn.name?.text) break;
     first = statement;
   }
   return first;
 }
 
-function toolFunctionOf(declaration: Node): ToolFunction | undefined {
-  if (Node.isFunctionDeclaration(declaration)) {
-    if (declaration.getSourceFile().isDeclarationFile()) return declaration;
-    return declaration.isOverload() ? declaration.getImplementation() : declaration;
+/** The function declarations of the same name beside `fn` (itself included): its overloads and implementation. */
+function signaturesOf(fn: ts.FunctionDeclaration): ts.FunctionDeclaration[] {
+  const signatures: ts.FunctionDeclaration[] = [];
+  ts.forEachChild(fn.parent, (sibling) => {
+    if (ts.isFunctionDeclaration(sibling) && sibling.name?.text === fn.name?.text) signatures.push(sibling);
+  });
+  return signatures;
+}
+
+function toolFunctionOf(declaration: ts.Node): ToolFunction | undefined {
+  if (ts.isFunctionDeclaration(declaration)) {
+    if (declaration.getSourceFile().isDeclarationFile || declaration.body !== undefined) return declaration;
+    return signaturesOf(declaration).find((signature) => signature.body !== undefined);
   }
-  if (Node.isVariableDeclaration(declaration)) {
-    const initializer = declaration.getInitializer();
-    if (Node.isArrowFunction(initializer) || Node.isFunctionExpression(initializer)) return initializer;
+  if (ts.isVariableDeclaration(declaration)) {
+    const initializer = declaration.initializer;
+    if (initializer !== undefined && (ts.isArrowFunction(initializer) || ts.isFunctionExpression(initializer))) return initializer;
   }
   return undefined;
 }
 
+/**
+ * A module's exports, by name, with the declarations behind each: through re-exports and imports to
+ * where each is declared (as ts-morph's `getExportedDeclarations` finds them).
+ */
+function exportedDeclarations(sourceFile: ts.SourceFile, checker: ts.TypeChecker): Map<string, ts.Node[]> {
+  const result = new Map<string, ts.Node[]>();
+  const moduleSymbol = checker.getSymbolAtLocation(sourceFile);
+  if (moduleSymbol === undefined) return result;
+  for (const symbol of checker.getExportsOfModule(moduleSymbol)) {
+    for (const declaration of symbol.getDeclarations() ?? []) {
+      const found = [...declarationsBehind(declaration, checker)];
+      const existing = result.get(symbol.name);
+      if (existing === undefined) result.set(symbol.name, found);
+      else existing.push(...found);
+    }
+  }
+  return result;
+}
+
+function* declarationsBehind(declaration: ts.Node, checker: ts.TypeChecker): Generator<ts.Node> {
+  const behind = function* (symbol: ts.Symbol | undefined): Generator<ts.Node> {
+    for (const found of symbol?.getDeclarations() ?? []) yield* declarationsBehind(found, checker);
+  };
+  const aliased = (name: ts.Node | undefined): ts.Symbol | undefined => {
+    const symbol = name === undefined ? undefined : checker.getSymbolAtLocation(name);
+    if (symbol === undefined) return undefined;
+    return ((symbol.flags & ts.SymbolFlags.Alias) !== 0 ? checker.getAliasedSymbol(symbol) : undefined) ?? symbol;
+  };
+  if (ts.isExportSpecifier(declaration)) yield* behind(checker.getExportSpecifierLocalTargetSymbol(declaration));
+  else if (ts.isExportAssignment(declaration)) {
+    if (ts.isIdentifier(declaration.expression)) yield* behind(checker.getSymbolAtLocation(declaration.expression));
+    else yield declaration.expression;
+  } else if (ts.isImportSpecifier(declaration) || ts.isImportClause(declaration) || ts.isNamespaceImport(declaration) || ts.isNamespaceExport(declaration)) {
+    yield* behind(aliased(declaration.name));
+  } else yield declaration;
+}
+
 /** The JSDoc-carrying node of a tool: a `const` declaration's comment sits on its statement. */
-export function docHost(tool: DiscoveredTool): Node {
-  if (Node.isVariableDeclaration(tool.declaration)) return tool.declaration.getVariableStatement() ?? tool.declaration;
-  return tool.declaration;
+export function docHost(tool: DiscoveredTool): ts.Node {
+  const declaration = tool.declaration;
+  if (ts.isVariableDeclaration(declaration) && ts.isVariableStatement(declaration.parent.parent)) return declaration.parent.parent;
+  return declaration;
 }

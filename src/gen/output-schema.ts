@@ -14,7 +14,7 @@ import { inspectJsonType } from "./json-compat.js";
 import type { SchemaEngine } from "./schema-engine.js";
 
 export function outputSchemaOf(tool: DiscoveredTool, engine: SchemaEngine, checker: ts.TypeChecker): { schema?: JsonSchema; diagnostics: Diagnostic[] } {
-  const signature = checker.getSignatureFromDeclaration(tool.fn.compilerNode);
+  const signature = checker.getSignatureFromDeclaration(tool.fn);
   if (signature === undefined) return { diagnostics: [] };
   const declared = checker.getReturnTypeOfSignature(signature);
   const type = checker.getAwaitedType(declared) ?? declared;

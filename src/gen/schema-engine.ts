@@ -5,7 +5,7 @@ import { loadTypescriptJsonSchema } from "./shared-compiler.js";
 const tsjs = loadTypescriptJsonSchema();
 
 /**
- * typescript-json-schema, driven over the type checker that ts-morph already built: one Program for
+ * typescript-json-schema, driven over the type checker gen already built: one Program for
  * discovery and schemas, and a generator made once per checker instead of `buildGenerator`, which
  * walks every symbol of the program (~400 ms at 500 tools) before producing anything.
  *

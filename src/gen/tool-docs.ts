@@ -46,8 +46,8 @@ export function readToolDocs(host: ts.Node): ToolDocs {
 }
 
 /**
- * The JSDoc comment that documents a declaration: the last one above it. Read through the compiler's
- * nodes: ts-morph would wrap the comment and each of its tags, for every tool.
+ * The JSDoc comment that documents a declaration: the last one above it, read from the compiler's
+ * nodes (it was once read through ts-morph, whose reading `cleanText` keeps).
  */
 export function lastJsDoc(host: ts.Node): JSDoc | undefined {
   // The declaration's own comments come as JSDoc nodes; those of the declarations it sits in do not concern it.

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { existsSync, statSync } from "node:fs";
-import type { Project, SourceFile } from "ts-morph";
+import { ts } from "./compiler.js";
 import { currentInputsHash } from "../shared/inputs-hash.js";
 import type { SchemasFile, ToolBinding, ToolDefinition } from "../shared/schemas-file.js";
 import { listToolFiles } from "../shared/tool-files.js";
@@ -10,7 +10,8 @@ import { discoverTools } from "./discover-tools.js";
 import { SchemaEngine } from "./schema-engine.js";
 import { serializeSchemasFile } from "./serialize.js";
 import { compilerDiagnostics } from "./ts-diagnostics.js";
-import { createToolProject, isLocalSourceFile, needsNodeTypes, sigloopPackageFiles } from "./tool-project.js";
+import { ToolHost } from "./tool-host.js";
+import { isLocalSourceFile, needsNodeTypes, sigloopPackageFiles, toolCompilerOptions } from "./tool-project.js";
 
 /** The outcome of one generation: the file to write (absent when there is an error) and every diagnostic. */
 export interface Generation {
@@ -38,7 +39,8 @@ interface ToolFileResult {
  * tools of the tool files among those.
  */
 export class ToolGenerator {
-  private project!: Project;
+  private host!: ToolHost;
+  private program!: ts.Program;
   private withNodeTypes = false;
   private toolFiles: string[] = [];
   private readonly toolResults = new Map<string, ToolFileResult>();
@@ -60,12 +62,12 @@ export class ToolGenerator {
 
   /** Every local source file the tools were built from (absolute paths). */
   inputFiles(): string[] {
-    const program = this.project.getProgram().compilerObject;
+    const program = this.program;
     return program.getSourceFiles().map((file) => file.fileName).filter((name) => isLocalSourceFile(name, program)).sort();
   }
 
   generateAll(): Generation {
-    const program = this.project.getProgram().compilerObject;
+    const program = this.program;
     this.globalDiagnostics = compilerDiagnostics(program);
     this.checked.clear();
     this.toolResults.clear();
@@ -83,21 +85,18 @@ export class ToolGenerator {
     const problem = this.readToolFiles();
     if (problem !== undefined) return { diagnostics: [problem] };
     const addedOrRemoved = this.toolFiles.length !== before.size || this.toolFiles.some((file) => !before.has(file));
-    if (addedOrRemoved || (!this.withNodeTypes && needsNodeTypes(changedFiles.filter((file) => existsSync(file))))) {
+    for (const file of changedFiles) {
+      this.host.forget(file);
+      this.imports.delete(path.resolve(file));
+    }
+    if (addedOrRemoved || (!this.withNodeTypes && needsNodeTypes(changedFiles.filter((file) => existsSync(file)), this.host))) {
       this.load();
       return this.generateAll();
     }
-    for (const file of changedFiles) {
-      // Forgetting and re-reading a file is cheaper than ts-morph's in-place refresh, which keeps every
-      // wrapped node of the old text alive.
-      const sourceFile = this.project.getSourceFile(file);
-      if (sourceFile !== undefined) this.project.removeSourceFile(sourceFile);
-      if (existsSync(file)) this.project.addSourceFileAtPath(file);
-      this.imports.delete(path.resolve(file));
-    }
-    this.project.resolveSourceFileDependencies();
+    // The unchanged files keep their syntax trees; the compiler reuses them and what it resolved for them.
+    this.program = this.host.createProgram(this.toolFiles, this.program.getCompilerOptions(), this.program);
     const affected = this.dependentsOf(changedFiles);
-    const program = this.project.getProgram().compilerObject;
+    const program = this.program;
     const inputs = new Set(this.inputFiles());
     for (const file of [...this.checked.keys()]) if (!inputs.has(file)) this.checked.delete(file);
     for (const file of inputs) {
@@ -122,8 +121,10 @@ export class ToolGenerator {
   }
 
   private load(): void {
-    this.withNodeTypes = needsNodeTypes(this.toolFiles);
-    this.project = createToolProject(this.toolFiles, this.withNodeTypes);
+    // A fresh host: a reload (a tool file added or removed, Node's typings newly needed) parses afresh.
+    this.host = new ToolHost();
+    this.withNodeTypes = needsNodeTypes(this.toolFiles, this.host);
+    this.program = this.host.createProgram(this.toolFiles, toolCompilerOptions(this.withNodeTypes));
   }
 
   /** The given files and every local file that imports them, directly or not. */
@@ -132,7 +133,7 @@ export class ToolGenerator {
     for (const file of this.inputFiles()) {
       let imported = this.imports.get(file);
       if (imported === undefined) {
-        imported = importedFiles(this.project.getSourceFileOrThrow(file));
+        imported = importedFiles(this.program, file);
         this.imports.set(file, imported);
       }
       for (const target of imported) {
@@ -153,16 +154,16 @@ export class ToolGenerator {
   }
 
   private rebuildTools(toolFiles: readonly string[]): void {
-    const checker = this.project.getTypeChecker().compilerObject;
+    const checker = this.program.getTypeChecker();
     const engine = new SchemaEngine(checker);
     const toolFileSet = new Set(this.toolFiles);
     for (const file of toolFiles) {
-      const sourceFile = this.project.getSourceFile(file);
+      const sourceFile = this.program.getSourceFile(path.resolve(file));
       if (sourceFile === undefined) continue;
       const result: ToolFileResult = { tools: [], diagnostics: [] };
       // A file the compiler rejects is reported by the compiler; its tools would only add noise.
       if (!hasErrors(this.checked.get(file) ?? [])) {
-        const discovered = discoverTools(sourceFile, toolFileSet);
+        const discovered = discoverTools(sourceFile, toolFileSet, checker);
         result.diagnostics.push(...discovered.diagnostics);
         for (const tool of discovered.tools) {
           const { built, diagnostics } = buildTool(tool, engine, checker);
@@ -190,7 +191,7 @@ export class ToolGenerator {
     tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const schemasDir = path.dirname(this.outFile);
     const toolsDir = relativePath(schemasDir, this.toolsDir) || ".";
-    const program = this.project.getProgram().compilerObject;
+    const program = this.program;
     const files = [...this.inputFiles(), ...sigloopPackageFiles(program)].map((file) => relativePath(schemasDir, file)).sort();
     const hash = currentInputsHash(schemasDir, { toolsDir, files });
     if (hash === undefined) return { diagnostics: [{ severity: "error", message: "could not read the tool files back to hash them; is something deleting them?" }] };
@@ -204,12 +205,17 @@ export class ToolGenerator {
   }
 }
 
-function importedFiles(sourceFile: SourceFile): string[] {
-  const declarations = [...sourceFile.getImportDeclarations(), ...sourceFile.getExportDeclarations()];
+/** The files a file's `import … from` and `export … from` statements bring in. */
+function importedFiles(program: ts.Program, file: string): string[] {
+  const sourceFile = program.getSourceFile(file);
+  if (sourceFile === undefined) return [];
+  const checker = program.getTypeChecker();
   const files: string[] = [];
-  for (const declaration of declarations) {
-    const imported = declaration.getModuleSpecifierSourceFile();
-    if (imported !== undefined) files.push(imported.getFilePath());
+  for (const statement of sourceFile.statements) {
+    if (!ts.isImportDeclaration(statement) && !ts.isExportDeclaration(statement)) continue;
+    const specifier = statement.moduleSpecifier;
+    const imported = specifier === undefined ? undefined : checker.getSymbolAtLocation(specifier)?.getDeclarations()?.[0];
+    if (imported !== undefined && ts.isSourceFile(imported)) files.push(imported.fileName);
   }
   return files;
 }

@@ -1,9 +1,10 @@
 import { builtinModules, createRequire } from "node:module";
-import { readFileSync } from "node:fs";
 import path from "node:path";
 import { compiled, packageRoot } from "../shared/package-layout.js";
-import { Project, ts } from "./compiler.js";
+import { ts } from "./compiler.js";
+import { importedModules } from "./imported-modules.js";
 import { mentionsNodeGlobal } from "./node-globals.js";
+import type { ToolHost } from "./tool-host.js";
 
 /**
  * Compiler options for reflecting over tools, wherever the tools folder is (it need not be under any
@@ -33,23 +34,15 @@ export function toolCompilerOptions(withNodeTypes: boolean): ts.CompilerOptions 
   };
 }
 
-/** A ts-morph project over the given tool files and every file they import. */
-export function createToolProject(toolFiles: readonly string[], withNodeTypes: boolean): Project {
-  const options = toolCompilerOptions(withNodeTypes);
-  const project = new Project({ compilerOptions: options, skipAddingFilesFromTsConfig: true, skipFileDependencyResolution: true });
-  for (const file of toolFiles) project.addSourceFileAtPath(file);
-  project.resolveSourceFileDependencies();
-  return project;
-}
-
 const builtins = new Set(builtinModules);
 
 /**
  * Whether Node's typings are needed: some tool, or a local file it imports, imports a Node module or
  * names a Node global in its code. Loading them costs a large share of a small project's compile, so
- * they are only loaded when something uses them. This reads import lists without type checking.
+ * they are only loaded when something uses them. Decided from the files' syntax trees, which the
+ * Program then reuses (`host`), before any type checking.
  */
-export function needsNodeTypes(toolFiles: readonly string[]): boolean {
+export function needsNodeTypes(toolFiles: readonly string[], host: ToolHost): boolean {
   const options = toolCompilerOptions(false);
   const pending = [...toolFiles];
   const seen = new Set<string>();
@@ -59,16 +52,12 @@ export function needsNodeTypes(toolFiles: readonly string[]): boolean {
     const file = pending.pop()!;
     if (seen.has(file)) continue;
     seen.add(file);
-    let text: string;
-    try {
-      text = readFileSync(file, "utf8");
-    } catch {
-      continue;
-    }
-    if (mentionsNodeGlobal(text)) return true;
-    for (const imported of ts.preProcessFile(text, true, true).importedFiles) {
-      const specifier = imported.fileName;
-      if (specifier.startsWith("node:") || builtins.has(specifier)) return true;
+    const sourceFile = host.sourceFile(file);
+    if (sourceFile === undefined) continue;
+    const specifiers = importedModules(sourceFile);
+    if (specifiers.some((specifier) => specifier.startsWith("node:") || builtins.has(specifier))) return true;
+    if (mentionsNodeGlobal(sourceFile)) return true;
+    for (const specifier of specifiers) {
       const resolved = ts.resolveModuleName(specifier, file, options, ts.sys, resolutions).resolvedModule;
       if (resolved !== undefined && !resolved.isExternalLibraryImport && !resolved.resolvedFileName.endsWith(".d.ts")) pending.push(resolved.resolvedFileName);
     }

@@ -1,9 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { mentionsNodeGlobal } from "../../src/gen/node-globals.js";
+import { ts } from "../../src/gen/compiler.js";
+import { mentionsNodeGlobal as namesNodeGlobal } from "../../src/gen/node-globals.js";
+import { ToolHost } from "../../src/gen/tool-host.js";
 import { needsNodeTypes } from "../../src/gen/tool-project.js";
 import path from "node:path";
 import { generate, messages, writeTree } from "./support.js";
+
+const mentionsNodeGlobal = (code: string) => namesNodeGlobal(ts.createSourceFile("t.ts", code, ts.ScriptTarget.ES2022));
 
 describe("whether a tool file's code names a Node global", () => {
   it.each([
@@ -17,6 +21,9 @@ describe("whether a tool file's code names a Node global", () => {
     ["a condition", "export function f(): string { return (process ? 'node' : 'other'); }"],
     ["an object's shorthand", "export function f(): object { return { process }; }"],
     ["code after a regular expression", "export function f(): boolean { return /a}b`/.test(String(process.pid)); }"],
+    ["a type", "export function f(link: URL): string { return link.host; }"],
+    ["`typeof`", "export type Env = typeof process.env;"],
+    ["`import … = require(…)`", 'import fs = require("./fs");\nexport const a = fs;'],
   ])("counts %s", (_name, code) => {
     expect(mentionsNodeGlobal(code)).toBe(true);
   });
@@ -31,6 +38,9 @@ describe("whether a tool file's code names a Node global", () => {
     ["an optional property access", "export function f(job?: { fetch: number }): number { return job?.fetch ?? 0; }"],
     ["a parameter's name", "export function f(process?: string, fetch: number = 1): number { return 1; }"],
     ["a division", "export function f(a: number, b: number): number { return a / b / 2; }"],
+    ["a member written on its own line after one without a semicolon", "export interface Job {\n  id: string\n  process: number\n}"],
+    ["a method's or a modified member's name", "export interface Job { fetch(): void; readonly URL?: string }"],
+    ["a destructured key", "export function f({ process: p }: { process: number }): number { return p; }"],
   ])("does not count %s", (_name, code) => {
     expect(mentionsNodeGlobal(code)).toBe(false);
   });
@@ -53,7 +63,26 @@ describe("gen's choice of Node's typings", () => {
     const root = writeTree({
       "tools/jobs.ts": "/**\n * Describes a process: fetch its URL, print it to the console.\n * @param name The process name.\n */\nexport function describe_process(name: string): string {\n  return `process ${name}`;\n}\n",
     });
-    expect(needsNodeTypes([path.join(root, "tools", "jobs.ts")])).toBe(false);
+    expect(needsNodeTypes([path.join(root, "tools", "jobs.ts")], new ToolHost())).toBe(false);
+    expect(messages(generate(path.join(root, "tools")).diagnostics)).toEqual([]);
+  });
+
+  it("loads them for a tool that imports a Node module only dynamically or in a type", () => {
+    const root = writeTree({
+      "tools/load.ts": '/** Whether a file exists. @param file A path. */\nexport async function exists(file: string): Promise<boolean> {\n  return (await import("node:fs")).existsSync(file);\n}\n',
+      "tools/stats.ts": 'type Stats = import("fs").Stats;\n/** A size. @param size Bytes. */\nexport function size_of(size: number): number {\n  const stats: Stats | undefined = undefined;\n  return stats === undefined ? size : 0;\n}\n',
+    });
+    expect(needsNodeTypes([path.join(root, "tools", "load.ts")], new ToolHost())).toBe(true);
+    expect(needsNodeTypes([path.join(root, "tools", "stats.ts")], new ToolHost())).toBe(true);
+    expect(messages(generate(path.join(root, "tools")).diagnostics)).toEqual([]);
+  });
+
+  it("does not load them for a tool whose local import only talks about processes in comments", () => {
+    const root = writeTree({
+      "tools/jobs.ts": 'import type { Job } from "../lib/job";\n/** Names a job. @param job The job. */\nexport function name_job(job: Job): string {\n  return job.name;\n}\n',
+      "lib/job.ts": "/** A process to run; fetch it from the console. */\nexport interface Job {\n  name: string\n  process: number\n}\n",
+    });
+    expect(needsNodeTypes([path.join(root, "tools", "jobs.ts")], new ToolHost())).toBe(false);
     expect(messages(generate(path.join(root, "tools")).diagnostics)).toEqual([]);
   });
 
@@ -63,8 +92,8 @@ describe("gen's choice of Node's typings", () => {
       "lib/env.ts": "export function home(): string {\n  return process.env.HOME ?? \"\";\n}\n",
       "other/reads.ts": 'import { existsSync } from "node:fs";\n/** @param file A path. */\nexport function exists(file: string): boolean {\n  return existsSync(file);\n}\n',
     });
-    expect(needsNodeTypes([path.join(root, "tools", "files.ts")])).toBe(true);
-    expect(needsNodeTypes([path.join(root, "other", "reads.ts")])).toBe(true);
+    expect(needsNodeTypes([path.join(root, "tools", "files.ts")], new ToolHost())).toBe(true);
+    expect(needsNodeTypes([path.join(root, "other", "reads.ts")], new ToolHost())).toBe(true);
     expect(messages(generate(path.join(root, "tools")).diagnostics)).toEqual([]);
   });
 });
