@@ -4,17 +4,20 @@
  * entry and the local modules it imports are bundled with esbuild into `node_modules/.cache/sigloop/`
  * and rebuilt only when one of them changes (size or modification time). Packages stay imports of their
  * own and load from node_modules as usual; `import.meta.url` keeps naming each module's own source file,
- * so paths computed from it (the package root, `createRequire`) are the same as under tsx.
+ * so paths computed from it (the package root, `createRequire`) are the same as under tsx. In the bundle
+ * `__SIGLOOP_BUNDLED__` is `true` (it is undeclared anywhere else): a bundled entry that imports other
+ * TypeScript files at run time (the agent's tool modules) knows that it must register a loader for them.
  *
  * Why: tsx starts a loader thread and routes every import through it, about 0.15 s of a cold
- * `npm run gen` (1.1 s at 500 tools), which the typescript-json-schema baseline, plain JavaScript, never
- * pays. Measured in docs/gen.md.
+ * `npm run gen` (1.1 s at 500 tools) and 0.2 s of `npm run agent`'s start-up, which the baselines, plain
+ * JavaScript, never pay. Measured in docs/gen.md and docs/tool-execution.md.
  *
  * If the bundle cannot be made (a source that does not parse, an unwritable cache), tsx runs the entry.
- * An entry run with `--check` (gen's "writes nothing, no cache either") gets a stale bundle made in
- * memory and imported as a data: URL, which suits entries whose only `import`s are Node's modules.
+ * `--in-memory-with FLAG` (before the entry): when the entry's arguments hold FLAG, a stale bundle is made
+ * in memory and imported as a data: URL, and nothing is written (gen's `--check` writes nothing, no cache
+ * either). That suits entries whose only `import`s are Node's modules.
  *
- * Usage: node scripts/run-from-sources.mjs <entry.ts> [arguments for the entry…]
+ * Usage: node scripts/run-from-sources.mjs [--in-memory-with FLAG] <entry.ts> [arguments for the entry…]
  */
 import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -26,12 +29,13 @@ const cacheDir = path.join(root, "node_modules", ".cache", "sigloop");
 
 /** @typedef {{ bundle: string, inputs: Record<string, string> }} Manifest */
 
-const entry = path.resolve(process.argv[2] ?? "");
+const inMemoryWith = process.argv[2] === "--in-memory-with" ? process.argv[3] : undefined;
+const launcherArgs = inMemoryWith === undefined ? 1 : 3;
+const entry = path.resolve(process.argv[1 + launcherArgs] ?? "");
 // The entry reads its own arguments from process.argv.slice(2), as it does when run directly.
-process.argv.splice(2, 1);
+process.argv.splice(2, launcherArgs);
 const manifestFile = path.join(cacheDir, `sources-${hash(entry)}.json`);
-// `gen --check` writes nothing, not even a cache: a stale bundle is then made in memory only.
-const writesNothing = process.argv.includes("--check");
+const writesNothing = inMemoryWith !== undefined && process.argv.slice(2).includes(inMemoryWith);
 const cached = freshBundle();
 const url = cached === undefined ? await rebuild().catch(() => undefined) : pathToFileURL(cached).href;
 if (url === undefined) {
@@ -83,9 +87,12 @@ async function rebuild() {
     write: false,
     metafile: true,
     logLevel: "silent",
+    define: { __SIGLOOP_BUNDLED__: "true" },
     plugins: [ownUrls],
   });
-  const inputs = Object.fromEntries(Object.keys(result.metafile.inputs).map((file) => path.resolve(root, file)).map((file) => [file, stampOf(file)]));
+  // The launcher itself is an input too: how it bundles is part of what a bundle is.
+  const files = [fileURLToPath(import.meta.url), ...Object.keys(result.metafile.inputs).map((file) => path.resolve(root, file))];
+  const inputs = Object.fromEntries(files.map((file) => [file, stampOf(file)]));
   const text = result.outputFiles[0]?.text ?? "";
   // Its only imports are Node's own modules (packages are loaded with createRequire), so it runs as data.
   if (writesNothing) return `data:text/javascript;base64,${Buffer.from(text).toString("base64")}`;

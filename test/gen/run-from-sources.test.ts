@@ -14,7 +14,12 @@ const entry = path.join(dir, "entry.ts");
 const launcher = path.join(repoRoot, "scripts", "run-from-sources.mjs");
 
 function launch(...args: string[]) {
-  const result = spawnSync(process.execPath, [launcher, entry, ...args], { cwd: dir, encoding: "utf8" });
+  return launchWith([], args);
+}
+
+/** Runs the entry through the launcher, `options` being the launcher's own (before the entry). */
+function launchWith(options: string[], args: string[]) {
+  const result = spawnSync(process.execPath, [launcher, ...options, entry, ...args], { cwd: dir, encoding: "utf8" });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -26,7 +31,9 @@ function writeSources(word: string): void {
     [
       'import { word } from "./word.js";',
       "const own: string = import.meta.url;",
-      "process.stdout.write(JSON.stringify({ word, own, args: process.argv.slice(2) }) + \"\\n\");",
+      "declare const __SIGLOOP_BUNDLED__: boolean | undefined;",
+      "const bundled = typeof __SIGLOOP_BUNDLED__ !== \"undefined\" && __SIGLOOP_BUNDLED__;",
+      "process.stdout.write(JSON.stringify({ word, own, bundled, args: process.argv.slice(2) }) + \"\\n\");",
       "process.exitCode = 3;",
       "",
     ].join("\n"),
@@ -36,12 +43,12 @@ function writeSources(word: string): void {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("run-from-sources", () => {
-  it("runs the entry with its own arguments, its exit code, and import.meta.url naming its source file", () => {
+  it("runs the entry with its own arguments, its exit code, import.meta.url naming its source file, and __SIGLOOP_BUNDLED__ true", () => {
     writeSources("first");
     const result = launch("--tools", "x y");
     expect(result).toEqual({
       code: 3,
-      stdout: `${JSON.stringify({ word: "first", own: pathToFileURL(entry).href, args: ["--tools", "x y"] })}\n`,
+      stdout: `${JSON.stringify({ word: "first", own: pathToFileURL(entry).href, bundled: true, args: ["--tools", "x y"] })}\n`,
       stderr: "",
     });
   });
@@ -54,16 +61,24 @@ describe("run-from-sources", () => {
     expect(JSON.parse(launch().stdout).word).toBe("third, longer");
   });
 
-  it("with --check writes nothing: a stale bundle is made in memory, the cache is left as it was", () => {
+  it("with --in-memory-with --check and --check among the entry's arguments writes nothing: a stale bundle is made in memory, the cache is left as it was", () => {
     // Unique to this run, so the bundle that holds it cannot be left from an earlier one.
     const word = `fifth, stale ${process.pid} ${Date.now()}`;
     writeSources(word);
     const cache = path.join(repoRoot, "node_modules", ".cache", "sigloop");
     const bundlesHolding = () => readdirSync(cache).filter((name) => name.endsWith(".mjs") && readFileSync(path.join(cache, name), "utf8").includes(word));
-    expect(JSON.parse(launch("--check").stdout)).toMatchObject({ word, own: pathToFileURL(entry).href, args: ["--check"] });
+    expect(JSON.parse(launchWith(["--in-memory-with", "--check"], ["--check"]).stdout)).toMatchObject({ word, own: pathToFileURL(entry).href, args: ["--check"] });
     expect(bundlesHolding()).toEqual([]);
-    expect(JSON.parse(launch().stdout).word).toBe(word);
+    expect(JSON.parse(launchWith(["--in-memory-with", "--check"], ["--out", "x"]).stdout)).toMatchObject({ word, args: ["--out", "x"] });
     expect(bundlesHolding()).toHaveLength(1);
+  });
+
+  it("without --in-memory-with, an entry's --check is an argument like any other: the bundle is cached", () => {
+    const word = `seventh ${process.pid} ${Date.now()}`;
+    writeSources(word);
+    const cache = path.join(repoRoot, "node_modules", ".cache", "sigloop");
+    expect(JSON.parse(launch("--check").stdout)).toMatchObject({ word, args: ["--check"] });
+    expect(readdirSync(cache).filter((name) => name.endsWith(".mjs") && readFileSync(path.join(cache, name), "utf8").includes(word))).toHaveLength(1);
   });
 
   it("rebuilds a bundle that was deleted from the cache", () => {
