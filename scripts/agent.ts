@@ -3,10 +3,6 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { runAgentProcess } from "../src/cli/agent-process.js";
 
-// tsx turns source maps on so that stack traces point into .ts files. sigloop never shows a stack trace,
-// and with maps on Node reads the map of every module loaded later (Ajv ships one per file).
-process.setSourceMapsEnabled(false);
-
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 process.exit(await runAgentProcess({
@@ -15,4 +11,6 @@ process.exit(await runAgentProcess({
   cwd: process.env.INIT_CWD ?? process.cwd(),
   projectRoot,
   envFile: path.join(projectRoot, ".env"),
+  // This script's start-up has room for it (docs/tool-execution.md); the installed bin's has not.
+  warmUp: "before-first-request",
 }));

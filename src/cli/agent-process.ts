@@ -6,7 +6,8 @@
 import { existsSync } from "node:fs";
 import { internalErrorLine } from "./internal-error-line.js";
 import { EXIT } from "./report-result.js";
-import { runAgentCli } from "./run-agent-cli.js";
+import { runAgentCli, type WarmUp } from "./run-agent-cli.js";
+import { compileTurnsEagerly } from "./turn-tiering.js";
 
 export interface AgentProcessOptions {
   argv: readonly string[];
@@ -16,6 +17,7 @@ export interface AgentProcessOptions {
   projectRoot: string;
   /** The `.env` file to read, if it exists. */
   envFile: string;
+  warmUp?: WarmUp;
 }
 
 /** After Ctrl-C the run ends within moments; a tool that ignores its signal must not keep the process alive. */
@@ -33,8 +35,10 @@ export async function runAgentProcess(options: AgentProcessOptions): Promise<num
       return EXIT.usage;
     }
   }
+  compileTurnsEagerly();
   return runAgentCli({
     argv: options.argv,
+    ...(options.warmUp !== undefined ? { warmUp: options.warmUp } : {}),
     env: process.env,
     cwd: options.cwd,
     projectRoot: options.projectRoot,

@@ -42,7 +42,17 @@ export interface CliEnvironment {
   stderr: OutputStream;
   /** Subscribes to Ctrl-C; returns the unsubscribe function. */
   onInterrupt(handler: () => void): () => void;
+  /** When the tool modules load and Ajv readies itself; see `WarmUp`. Default: `"behind-first-request"`. */
+  warmUp?: WarmUp;
 }
+
+/**
+ * `"behind-first-request"`: once the first request's body is sent, so that the model's latency hides the
+ * work and the first request goes out as early as it can. `"before-first-request"`: before it, so that
+ * the turns that follow carry no one-off work (what `runTools` does with its Ajv). docs/tool-execution.md
+ * says which entry point does which, and why.
+ */
+export type WarmUp = "before-first-request" | "behind-first-request";
 
 export async function runAgentCli(io: CliEnvironment): Promise<number> {
   const apiKey = io.env.OPENAI_API_KEY ?? "";
@@ -130,8 +140,9 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
     }
   }
 
-  // The tool modules load and Ajv readies itself while the model answers the first request, not on the first tool call.
-  onceRequestSent(() => void executor.warmUp());
+  // The tool modules load and Ajv readies itself before the first tool call, never on it.
+  if (io.warmUp === "before-first-request") await executor.warmUp();
+  else onceRequestSent(() => void executor.warmUp());
   const agent = createAgent({
     requestTurn,
     executor,

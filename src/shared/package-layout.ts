@@ -10,6 +10,16 @@ import { fileURLToPath } from "node:url";
 /** True when this is the compiled package: nothing in the process teaches Node TypeScript by itself. */
 export const compiled = import.meta.url.endsWith(".js");
 
+/** `true` in a bundle made by scripts/run-from-sources.mjs (esbuild's `define`), undeclared elsewhere. */
+declare const __SIGLOOP_BUNDLED__: boolean | undefined;
+
+/**
+ * True when importing a TypeScript file needs a loader registered first: the compiled package, or these
+ * sources bundled into plain JavaScript by scripts/run-from-sources.mjs (`npm run agent`). Under tsx or
+ * vitest the loader that runs these sources loads the tools too.
+ */
+export const typeScriptNeedsLoader = compiled || (typeof __SIGLOOP_BUNDLED__ !== "undefined" && __SIGLOOP_BUNDLED__);
+
 /** The package's root folder (its package.json and README.md): this file is src/shared/, or dist/src/shared/. */
 export const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), compiled ? "../../.." : "../..");
 

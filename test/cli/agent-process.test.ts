@@ -1,5 +1,5 @@
 /**
- * The CLI as a real process (`tsx scripts/agent.ts`, stdin closed, no terminal): exit codes, Ctrl-C,
+ * The CLI as a real process (the one `npm run agent` starts, stdin closed, no terminal): exit codes, Ctrl-C,
  * and SIGKILL at random points followed by `--resume`. Spawning costs ~0.5 s, so runs are few and grouped.
  */
 import { existsSync, readFileSync } from "node:fs";

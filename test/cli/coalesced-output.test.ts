@@ -54,6 +54,9 @@ it("the CLI writes each turn's progress in one write, out before that turn's req
     stdout: { write: (text: string) => order.push(`stdout: ${text}`) },
     stderr: { write: (text: string) => (stderrWrites.push(text), order.push(`stderr: ${text}`)) },
     onInterrupt: () => () => undefined,
+    // Else the first call may wait for its module's import, and what a turn wrote before a wait goes out
+    // then, as it should for a call that takes time.
+    warmUp: "before-first-request",
   });
   fx.outputs.push(stderrWrites.join(""));
   expect(code).toBe(0);

@@ -16,6 +16,7 @@ import { createToolExecutor } from "../../src/runtime/execution/tool-executor.js
 import type { ToolExecutor } from "../../src/runtime/loop/types.js";
 import type { ChatMessage } from "../../src/runtime/loop/messages.js";
 import { SENTINEL_API_KEY } from "../support/sentinel-key.js";
+import { npmScriptArgs } from "../../bench/npm-script.js";
 import { startScriptedServer, type ScriptedServer } from "../../src/scripted-server/scripted-server.js";
 
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -78,8 +79,9 @@ export async function runCliInProcess(argv: string[], env: NodeJS.ProcessEnv, cw
 }
 
 /** Starts the real CLI (`tsx scripts/agent.ts`) with stdin closed. */
+/** The process `npm run agent` starts (npm's own start-up left out), with `argv` after the script's own words. */
 export function spawnCli(argv: string[], env: NodeJS.ProcessEnv, cwd = projectRoot): ChildProcess & { done: Promise<CliRun> } {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(projectRoot, "scripts/agent.ts"), ...argv], {
+  const child = spawn(process.execPath, [...npmScriptArgs(projectRoot, "agent"), ...argv], {
     cwd,
     env: { PATH: process.env.PATH, ...env },
     stdio: ["ignore", "pipe", "pipe"],
