@@ -4,15 +4,41 @@ import type { ToolContext } from "../loop/types.js";
 /**
  * One store per process, kept on `globalThis` under a registered symbol: a process can hold two copies of
  * this module (the runtime's ESM copy and a CommonJS tool's copy of the package, or a copy under another
- * loader), and a tool's `toolContext()` must see what the runtime's copy set.
+ * loader), and a tool's `toolContext()` must see what the runtime's copy set. The count of calls in
+ * progress is shared the same way.
  */
 const STORE = Symbol.for("sigloop.toolContext");
-const shared = globalThis as { [STORE]?: AsyncLocalStorage<ToolContext> };
+const CALLS = Symbol.for("sigloop.toolCallsInProgress");
+const shared = globalThis as { [STORE]?: AsyncLocalStorage<ToolContext>; [CALLS]?: { count: number } };
 const storage = (shared[STORE] ??= new AsyncLocalStorage<ToolContext>());
+const calls = (shared[CALLS] ??= { count: 0 });
 
-/** Runs `fn` with `context` visible to every `toolContext()` call it makes, however deep or async. */
+/**
+ * Runs `fn` with `context` visible to every `toolContext()` call it makes, however deep or async, until
+ * what it returns settles. On Node 20 a store in use makes every promise of the process pay for a hook,
+ * the SDK's and `fetch`'s included (a tenth of an agent turn, measured in docs/tool-execution.md), so
+ * the store is switched off (`disable()`) whenever no call is in progress and switched on again by the
+ * next call. Work a tool leaves running after its result (a timer it did not await) runs after its call
+ * ended: there, as outside any call, `toolContext()` gives the defaults. A call that never settles (a tool
+ * that ignores its timeout) keeps the store on, so its late work still sees its own aborted signal.
+ */
 export function runWithToolContext<T>(context: ToolContext, fn: () => T): T {
-  return storage.run(context, fn);
+  calls.count += 1;
+  let result: T;
+  try {
+    result = storage.run(context, fn);
+  } catch (error) {
+    callEnded();
+    throw error;
+  }
+  if (result instanceof Promise) result.then(callEnded, callEnded);
+  else callEnded();
+  return result;
+}
+
+function callEnded(): void {
+  calls.count -= 1;
+  if (calls.count === 0) storage.disable();
 }
 
 /**

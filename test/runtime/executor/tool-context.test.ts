@@ -1,0 +1,75 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { describe, expect, it } from "vitest";
+import { callWithTimeout } from "../../../src/runtime/execution/call-with-timeout.js";
+import { runWithToolContext, toolContext } from "../../../src/runtime/execution/tool-context.js";
+
+/**
+ * What a tool's `toolContext()` sees: its own call's workspace and signal for as long as the call is in
+ * progress (after awaits, in parallel with other calls, past a timeout it ignores), and the defaults
+ * outside any call, including in work a call left behind when it ended.
+ */
+const signal = new AbortController().signal;
+const seen = () => toolContext().workspace;
+
+describe("toolContext", () => {
+  it("is the call's own after awaits and in work the call waits for", async () => {
+    const result = await runWithToolContext({ workspace: "/ws/a", signal }, async () => {
+      await sleep(1);
+      const inner = await new Promise<string>((resolve) => setTimeout(() => resolve(seen()), 1));
+      return [seen(), inner];
+    });
+    expect(result).toEqual(["/ws/a", "/ws/a"]);
+  });
+
+  it("of one call stays while a parallel call ends", async () => {
+    let release = (): void => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const long = runWithToolContext({ workspace: "/ws/long", signal }, async () => {
+      await held;
+      await sleep(1);
+      return seen();
+    });
+    expect(await runWithToolContext({ workspace: "/ws/short", signal }, async () => seen())).toBe("/ws/short");
+    expect(runWithToolContext({ workspace: "/ws/sync", signal }, seen)).toBe("/ws/sync");
+    release();
+    expect(await long).toBe("/ws/long");
+  });
+
+  it("gives the defaults outside a call, and in work a call left running after it ended", async () => {
+    const late = new Promise<string>((resolve) => {
+      runWithToolContext({ workspace: "/ws/ended", signal }, () => {
+        setTimeout(() => resolve(seen()), 20);
+        return "returned at once";
+      });
+    });
+    expect(await late).toBe(process.cwd());
+    expect(seen()).toBe(process.cwd());
+    expect(toolContext().signal.aborted).toBe(false);
+  });
+
+  it("stays the call's own, with its signal aborted, for a tool that runs on past its timeout", async () => {
+    let release = (): void => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let afterTimeout: { workspace: string; aborted: boolean } | undefined;
+    const tool = async () => {
+      await held;
+      afterTimeout = { workspace: toolContext().workspace, aborted: toolContext().signal.aborted };
+    };
+    const result = await callWithTimeout(tool, [], { workspace: "/ws/slow", signal }, 10);
+    expect(result).toEqual({ kind: "timeout" });
+    release();
+    await sleep(5);
+    expect(afterTimeout).toEqual({ workspace: "/ws/slow", aborted: true });
+  });
+
+  it("ends a call that throws at once, and the next call sees its own context", async () => {
+    expect(() =>
+      runWithToolContext({ workspace: "/ws/throws", signal }, () => {
+        throw new Error("at once");
+      }),
+    ).toThrow("at once");
+    expect(seen()).toBe(process.cwd());
+    await expect(runWithToolContext({ workspace: "/ws/next", signal }, async () => Promise.reject(new Error(seen())))).rejects.toThrow("/ws/next");
+    expect(seen()).toBe(process.cwd());
+  });
+});
