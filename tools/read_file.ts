@@ -17,7 +17,7 @@ const NOTE_ROOM = 1_000;
 /**
  * Read a UTF-8 text file inside the workspace. Use it to look at source code, notes or configuration
  * before answering about them or changing them. Returns the file's text as it is; a result that stops
- * before the end of the file ends with a line `[read_file: …]` telling which `offset` reads on.
+ * before the end of the file ends with a line `[read_file: ...]` telling which `offset` reads on.
  * Binary files, directories (use list_files), devices, FIFOs and sockets are refused with a note.
  *
  * @readOnly

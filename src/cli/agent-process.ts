@@ -35,10 +35,10 @@ export async function runAgentProcess(options: AgentProcessOptions): Promise<num
       return EXIT.usage;
     }
   }
-  compileTurnsEagerly();
   return runAgentCli({
     argv: options.argv,
     ...(options.warmUp !== undefined ? { warmUp: options.warmUp } : {}),
+    beforeFirstRequest: compileTurnsEagerly,
     env: process.env,
     cwd: options.cwd,
     projectRoot: options.projectRoot,

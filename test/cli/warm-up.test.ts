@@ -1,17 +1,19 @@
 /**
  * `warmUp: "before-first-request"` (what `npm run agent` asks for): the tool modules are imported before
- * the first request goes out, so the turns carry no one-off work; a run still answers as usual.
+ * the first request goes out, so the turns carry no one-off work; a run still answers as usual. With more
+ * than ten tool files, whose imports would hold up the first request too long, they are imported behind it.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { PassThrough } from "node:stream";
 import { afterAll, expect, it } from "vitest";
-import { runAgentCli } from "../../src/cli/run-agent-cli.js";
+import { MAX_TOOL_FILES_BEFORE_REQUEST, runAgentCli } from "../../src/cli/run-agent-cli.js";
 import { startScriptedServer } from "../../src/scripted-server/scripted-server.js";
 import { cliEnv, projectRoot, tempDir, writeFixtureSchemas } from "./support.js";
 
 const MARK = "sigloopWarmUpTestImported";
-const marks = globalThis as { [MARK]?: true };
+const SLOW_MARK = "sigloopWarmUpTestSlowImported";
+const marks = globalThis as { [MARK]?: true; [SLOW_MARK]?: true };
 const dir = tempDir();
 mkdirSync(path.join(dir, "tools"));
 writeFileSync(
@@ -19,6 +21,14 @@ writeFileSync(
   [`(globalThis as { ${MARK}?: true }).${MARK} = true;`, "", "/** Says hi. */", 'export function hi(): string {', '  return "hi";', "}", ""].join("\n"),
 );
 const schemas = writeFixtureSchemas(dir, path.join(dir, "tools"));
+// One more file than is imported before the first request; one of them takes a second to import.
+const manyDir = tempDir();
+mkdirSync(path.join(manyDir, "tools"));
+for (let index = 0; index <= MAX_TOOL_FILES_BEFORE_REQUEST; index++) {
+  const slow = index === 0 ? [`await new Promise((resolve) => setTimeout(resolve, 1_000));`, `(globalThis as { ${SLOW_MARK}?: true }).${SLOW_MARK} = true;`] : [];
+  writeFileSync(path.join(manyDir, "tools", `tool_${index}.ts`), [...slow, "/** Says hi. */", `export function hi_${index}(): string {`, '  return "hi";', "}", ""].join("\n"));
+}
+const manySchemas = writeFixtureSchemas(manyDir, path.join(manyDir, "tools"));
 const importedAtRequest: boolean[] = [];
 const server = await startScriptedServer({
   script: [{ toolCalls: [{ id: "c1", name: "hi", arguments: "{}" }] }, { content: "done" }],
@@ -26,12 +36,12 @@ const server = await startScriptedServer({
 });
 afterAll(() => server.close());
 
-it("imports the tool modules before the first request, then runs as usual", async () => {
+function runWarmingUp(argv: string[]) {
   let stdout = "";
   const stdin = new PassThrough();
   stdin.end();
-  const code = await runAgentCli({
-    argv: ["--schemas", schemas, "--no-stream", "say hi"],
+  return runAgentCli({
+    argv,
     env: cliEnv(server.baseURL),
     cwd: projectRoot,
     projectRoot,
@@ -40,7 +50,22 @@ it("imports the tool modules before the first request, then runs as usual", asyn
     stderr: { write: () => undefined },
     onInterrupt: () => () => undefined,
     warmUp: "before-first-request",
-  });
-  expect({ code, stdout, importedAtRequest }).toEqual({ code: 0, stdout: "done\n", importedAtRequest: [true, true] });
+  }).then((code) => ({ code, stdout }));
+}
+
+it("imports the tool modules before the first request, then runs as usual", async () => {
+  const run = await runWarmingUp(["--schemas", schemas, "--no-stream", "say hi"]);
+  expect({ ...run, importedAtRequest }).toEqual({ code: 0, stdout: "done\n", importedAtRequest: [true, true] });
   expect((server.requests[1]?.body?.messages as unknown[] | undefined)?.at(-1)).toMatchObject({ role: "tool", content: "hi" });
+});
+
+it("with more than ten tool files, sends the first request without waiting for their imports", async () => {
+  const slowImportedAtRequest: boolean[] = [];
+  server.setScript((request) => {
+    slowImportedAtRequest.push(marks[SLOW_MARK] === true);
+    return { content: `answer ${request.index}` };
+  });
+  const run = await runWarmingUp(["--schemas", manySchemas, "--no-stream", "say hi"]);
+  expect(run.code).toBe(0);
+  expect(slowImportedAtRequest).toEqual([false]);
 });
