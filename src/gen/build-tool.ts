@@ -2,6 +2,7 @@ import { ts } from "./compiler.js";
 import type { CallingConvention, JsonSchema, JsonValue, ParametersSchema, ToolAnnotations, ToolDefinition } from "../shared/schemas-file.js";
 import { diagnosticAt, hasErrors, type Diagnostic } from "./diagnostic.js";
 import { docHost, type DiscoveredTool } from "./discover-tools.js";
+import type { LibraryDocs } from "./library-docs.js";
 import { inspectJsonType } from "./json-compat.js";
 import { applyKeyword, isTypedKeyword, keywordFromTag, VALIDATION_TAGS } from "./keywords.js";
 import { literalDefault } from "./literal-default.js";
@@ -49,7 +50,7 @@ export function buildTool(tool: DiscoveredTool, engine: SchemaEngine, checker: t
   const only = parameters.length === 1 ? parameters[0] : undefined;
   const byObject = only !== undefined && ts.isObjectBindingPattern(only.name);
   // Like a compiler, report every parameter's problem at once: the well-formed ones are still checked.
-  const specs = byObject ? destructuredSpecs(only!, docs, checker) : positionalSpecs(tool, parameters, docs, diagnostics, checker);
+  const specs = byObject ? destructuredSpecs(only!, docs, checker, engine.docs) : positionalSpecs(tool, parameters, docs, diagnostics, checker);
   for (const spec of specs) diagnostics.push(...typeFindings(tool, spec, checker));
   if (hasErrors(diagnostics)) return { diagnostics };
 
@@ -154,7 +155,7 @@ function positionalSpecs(tool: DiscoveredTool, parameters: readonly ts.Parameter
  * type are the properties. A member's doc comment describes it; `@param opts.member` (any prefix) or
  * `@param member` in the tool's JSDoc does too, and wins.
  */
-function destructuredSpecs(parameter: ts.ParameterDeclaration, docs: ToolDocs, checker: ts.TypeChecker): ArgumentSpec[] {
+function destructuredSpecs(parameter: ts.ParameterDeclaration, docs: ToolDocs, checker: ts.TypeChecker, libraryDocs: LibraryDocs): ArgumentSpec[] {
   const pattern = parameter.name;
   const defaults = new Map<string, JsonValue | undefined>();
   if (ts.isObjectBindingPattern(pattern)) {
@@ -168,6 +169,7 @@ function destructuredSpecs(parameter: ts.ParameterDeclaration, docs: ToolDocs, c
     const name = member.getName();
     const declaration = member.valueDeclaration ?? member.declarations?.[0];
     const doc = memberParamDoc(docs, name);
+    libraryDocs.read(member);
     return {
       name,
       type: checker.getTypeOfSymbol(member),

@@ -1,5 +1,6 @@
 import { ts } from "./compiler.js";
 import type { Definition, JsonSchemaGenerator } from "typescript-json-schema";
+import type { LibraryDocs } from "./library-docs.js";
 import { loadTypescriptJsonSchema } from "./shared-compiler.js";
 
 const tsjs = loadTypescriptJsonSchema();
@@ -15,6 +16,7 @@ const tsjs = loadTypescriptJsonSchema();
 
 /** The generator's internals this module relies on (public in the JavaScript, private in its typings). */
 interface GeneratorInternals {
+  parseCommentsIntoDefinition(symbol: ts.Symbol | undefined, definition: Definition, otherAnnotations: object): void;
   getClassDefinition(type: ts.Type, definition: Definition): Definition;
   getTypeDefinition(type: ts.Type, asRef?: boolean, unionModifier?: string, ...rest: unknown[]): Definition;
   getUnionDefinition(type: ts.UnionType, unionModifier: string, definition: Definition): Definition;
@@ -34,7 +36,11 @@ export class SchemaEngine {
   private readonly table: Record<string, ts.Type> = {};
   private generator: JsonSchemaGenerator;
 
-  constructor(private readonly checker: ts.TypeChecker) {
+  /** Every documentation read of the generator goes through `docs` first. */
+  constructor(
+    private readonly checker: ts.TypeChecker,
+    readonly docs: LibraryDocs,
+  ) {
     this.generator = this.createGenerator();
   }
 
@@ -90,6 +96,12 @@ export class SchemaEngine {
     type Checker = ConstructorParameters<typeof JsonSchemaGenerator>[4];
     type Table = ConstructorParameters<typeof JsonSchemaGenerator>[1];
     const generator = new tsjs.JsonSchemaGenerator([], this.table as unknown as Table, {}, {}, this.checker as unknown as Checker, args);
+    const internals = generator as unknown as GeneratorInternals;
+    const parseComments = internals.parseCommentsIntoDefinition.bind(generator);
+    internals.parseCommentsIntoDefinition = (symbol, definition, otherAnnotations) => {
+      this.docs.read(symbol);
+      parseComments(symbol, definition, otherAnnotations);
+    };
     keepRecordValueTypes(generator as unknown as GeneratorInternals, this.checker);
     describeIntersectionsAsJson(generator as unknown as GeneratorInternals, this.checker);
     matchTemplateLiteralsExactly(generator as unknown as GeneratorInternals, this.checker);

@@ -7,6 +7,7 @@ import { listToolFiles } from "../shared/tool-files.js";
 import { buildTool, type BuiltTool } from "./build-tool.js";
 import { diagnosticAt, hasErrors, relativePath, sortDiagnostics, type Diagnostic } from "./diagnostic.js";
 import { discoverTools } from "./discover-tools.js";
+import { LibraryDocs } from "./library-docs.js";
 import { SchemaEngine } from "./schema-engine.js";
 import { serializeSchemasFile } from "./serialize.js";
 import { compilerDiagnostics } from "./ts-diagnostics.js";
@@ -154,8 +155,17 @@ export class ToolGenerator {
   }
 
   private rebuildTools(toolFiles: readonly string[]): void {
+    if (!this.buildTools(toolFiles).missed) return;
+    // A schema wanted documentation from Node's typings, parsed without it: parse it, build again.
+    this.host.parseLibraryDocs();
+    this.program = this.host.createProgram(this.toolFiles, this.program.getCompilerOptions(), this.program);
+    this.buildTools(this.toolFiles);
+  }
+
+  private buildTools(toolFiles: readonly string[]): LibraryDocs {
     const checker = this.program.getTypeChecker();
-    const engine = new SchemaEngine(checker);
+    const docs = new LibraryDocs(checker, this.host.docsLacking());
+    const engine = new SchemaEngine(checker, docs);
     const toolFileSet = new Set(this.toolFiles);
     for (const file of toolFiles) {
       const sourceFile = this.program.getSourceFile(path.resolve(file));
@@ -173,6 +183,7 @@ export class ToolGenerator {
       }
       this.toolResults.set(file, result);
     }
+    return docs;
   }
 
   private assemble(): Generation {

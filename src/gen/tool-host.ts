@@ -5,6 +5,8 @@ import { libFiles, ts } from "./compiler.js";
 /** Where the library's files are said to be: the folder ts-morph gave them, so file names stay as they were. */
 const LIB_FOLDER = "/node_modules/typescript/lib";
 const libTexts = new Map(libFiles.map((file) => [`${LIB_FOLDER}/${file.fileName}`, file.text]));
+/** Node's typings: 2 MB, mostly JSDoc that no schema reads (`library-docs.ts`). */
+const NODE_TYPINGS = `${path.sep}node_modules${path.sep}@types${path.sep}node${path.sep}`;
 
 /**
  * The files gen compiles, each parsed once and kept: the tool files are parsed before the compiler
@@ -14,23 +16,55 @@ const libTexts = new Map(libFiles.map((file) => [`${LIB_FOLDER}/${file.fileName}
  *
  * Files are parsed as ts-morph parsed them (its options: the target only, so whether a file is a
  * module is the compiler's default guess), and read as UTF-8 with a byte order mark kept in the text.
+ * Node's typings are parsed without their JSDoc until `parseLibraryDocs` (`library-docs.ts`).
  */
 export class ToolHost {
   private readonly parsed = new Map<string, ts.SourceFile | undefined>();
+  private readonly withoutDocs = new Set<ts.SourceFile>();
+  private libraryDocs = false;
 
   /** The parsed file, or undefined when it cannot be read. */
   sourceFile(file: string): ts.SourceFile | undefined {
     const fileName = path.resolve(file);
     if (this.parsed.has(fileName)) return this.parsed.get(fileName);
     const text = libTexts.get(fileName) ?? readOptional(fileName);
-    const sourceFile = text === undefined ? undefined : ts.createSourceFile(fileName, text, ts.ScriptTarget.ES2022);
+    if (text === undefined) {
+      this.parsed.set(fileName, undefined);
+      return undefined;
+    }
+    const skipDocs = !this.libraryDocs && fileName.includes(NODE_TYPINGS);
+    // `ParseForTypeErrors` is how tsc parses: it keeps only what a type error could come from.
+    const sourceFile = skipDocs
+      ? ts.createSourceFile(fileName, text, { languageVersion: ts.ScriptTarget.ES2022, jsDocParsingMode: ts.JSDocParsingMode.ParseForTypeErrors })
+      : ts.createSourceFile(fileName, text, ts.ScriptTarget.ES2022);
+    if (skipDocs) this.withoutDocs.add(sourceFile);
     this.parsed.set(fileName, sourceFile);
     return sourceFile;
   }
 
+  /** Whether the file was parsed without its JSDoc; undefined when every file was parsed with it. */
+  docsLacking(): ((sourceFile: ts.SourceFile) => boolean) | undefined {
+    const withoutDocs = this.withoutDocs;
+    return withoutDocs.size === 0 ? undefined : (sourceFile) => withoutDocs.has(sourceFile);
+  }
+
+  /**
+   * From now on every file is parsed with its JSDoc, and all but the ES2022 library are parsed again:
+   * the compiler's services keep the documentation they found on the symbols of the files they bound,
+   * so a file kept would keep documentation it inherited from a file that lacked it.
+   */
+  parseLibraryDocs(): void {
+    this.libraryDocs = true;
+    this.withoutDocs.clear();
+    for (const fileName of this.parsed.keys()) if (!libTexts.has(fileName)) this.parsed.delete(fileName);
+  }
+
   /** Drops a file that changed on disk (or was deleted), so the next Program reads it again. */
   forget(file: string): void {
-    this.parsed.delete(path.resolve(file));
+    const fileName = path.resolve(file);
+    const sourceFile = this.parsed.get(fileName);
+    if (sourceFile !== undefined) this.withoutDocs.delete(sourceFile);
+    this.parsed.delete(fileName);
   }
 
   /** A Program over the tool files and what they import; `old` lends its unchanged files' work. */

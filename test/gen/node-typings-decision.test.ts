@@ -97,3 +97,32 @@ describe("gen's choice of Node's typings", () => {
     expect(messages(generate(path.join(root, "tools")).diagnostics)).toEqual([]);
   });
 });
+
+describe("documentation a schema takes from Node's typings", () => {
+  const recursive = {
+    type: "boolean",
+    description: "Indicates whether parent folders should be created.\nIf a folder was created, the path to the first created folder will be returned.",
+  };
+  const mode = { description: "A file mode. If a string is passed, it is parsed as an octal integer. If not specified", anyOf: [{ type: "number" }, { type: "string" }], default: "0o777" };
+  const generateOne = (tool: string) => {
+    const root = writeTree({ "tools/dirs.ts": `import type { MakeDirectoryOptions } from "node:fs";\n${tool}` });
+    const generation = generate(path.join(root, "tools"));
+    expect(messages(generation.diagnostics)).toEqual([]);
+    return generation.file!.tools[0]!.function.parameters;
+  };
+
+  it("is kept for a parameter of one of Node's types: descriptions and @default tags", () => {
+    const parameters = generateOne("/**\n * Makes a folder.\n * @param options How.\n */\nexport function make_dir(options: MakeDirectoryOptions): void {}\n");
+    expect(parameters.properties.options).toEqual({ type: "object", description: "How.", properties: { recursive: { ...recursive, default: false }, mode }, additionalProperties: false });
+  });
+
+  it("is kept for the members of a destructured parameter of one of Node's types", () => {
+    const parameters = generateOne("/** Makes a folder. */\nexport function make_dir({ recursive }: MakeDirectoryOptions): void {}\n");
+    expect(parameters.properties).toEqual({ recursive: { ...recursive, default: false }, mode });
+  });
+
+  it("is inherited by an undocumented member of an interface that extends one of Node's", () => {
+    const parameters = generateOne("interface Options extends MakeDirectoryOptions {\n  recursive?: boolean;\n}\n/**\n * Makes a folder.\n * @param options How.\n */\nexport function make_dir(options: Options): void {}\n");
+    expect(parameters.properties.options).toEqual({ type: "object", description: "How.", properties: { recursive, mode }, additionalProperties: false });
+  });
+});
