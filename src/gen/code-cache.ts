@@ -14,6 +14,11 @@ export function leaveCodeCacheUnwritten(): void {
   writesAllowed = false;
 }
 
+/** Whether this process may write its caches (see `leaveCodeCacheUnwritten`). */
+export function cacheWritesAllowed(): boolean {
+  return writesAllowed;
+}
+
 /**
  * `require` of one CommonJS file, compiled through a V8 code cache kept in `node_modules/.cache/sigloop/`.
  * The TypeScript compiler is 9 MB of JavaScript: compiling it, and then each of its functions the first
@@ -28,7 +33,7 @@ export function requireWithCodeCache(file: string): unknown {
   const require = createRequire(file);
   const loaded = require.cache[file];
   if (loaded !== undefined) return loaded.exports;
-  const cacheFile = cacheFileFor(file);
+  const cacheFile = cacheFileFor(file, "v8");
   const cachedData = cacheFile === undefined ? undefined : readOptional(cacheFile);
   const script = new Script(Module.wrap(readSource(file)), { filename: file, ...(cachedData === undefined ? {} : { cachedData }) });
   if (cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected === true)) {
@@ -58,13 +63,17 @@ function readSource(file: string): string {
   return bytes.toString(isAscii(bytes) ? "latin1" : "utf8");
 }
 
-function cacheFileFor(file: string): string | undefined {
+/**
+ * Where something made from an installed file is kept: `node_modules/.cache/sigloop/`, named for the
+ * file's path, size, modification time and the Node version. None for a file outside `node_modules`.
+ */
+export function cacheFileFor(file: string, extension: string): string | undefined {
   const marker = `${path.sep}node_modules${path.sep}`;
   const at = file.indexOf(marker);
   if (at < 0) return undefined;
   const { size, mtimeMs } = statSync(file);
   const key = [file, size, mtimeMs, process.version, process.arch].join("\0");
-  return path.join(file.slice(0, at + marker.length), ".cache", "sigloop", `${path.basename(file)}-${hash(file)}-${hash(key)}.v8`);
+  return path.join(file.slice(0, at + marker.length), ".cache", "sigloop", `${path.basename(file)}-${hash(file)}-${hash(key)}.${extension}`);
 }
 
 function hash(text: string): string {
@@ -87,7 +96,7 @@ function writeCaches(): void {
       mkdirSync(dir, { recursive: true });
       // Caches of older versions of the same file are dead weight.
       const samePath = path.basename(cacheFile).replace(/-[0-9a-f]+\.v8$/, "-");
-      for (const old of readdirSync(dir)) if (old.startsWith(samePath)) rmSync(path.join(dir, old), { force: true });
+      for (const old of readdirSync(dir)) if (old.startsWith(samePath) && old.endsWith(".v8")) rmSync(path.join(dir, old), { force: true });
       // Written aside and renamed, so a concurrent run never reads half a file.
       const partial = `${cacheFile}.${process.pid}.tmp`;
       writeFileSync(partial, script.createCachedData());

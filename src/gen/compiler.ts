@@ -4,19 +4,17 @@ import { requireWithCodeCache } from "./code-cache.js";
 
 /**
  * The TypeScript compiler ts-morph bundles, for all of src/gen: import `ts` from here (types may come
- * from "ts-morph" with `import type`), and the ES2022 library's declarations as ts-morph ships them.
+ * from "ts-morph" with `import type`).
  *
- * Loaded with `require`, not `import`: Node's ESM loader would first lex the CommonJS for its export
- * names, on every run. The compiler and @ts-morph/common go through the V8 code cache, in dependency
- * order, so the second's `require` of the first finds it loaded. ts-morph itself is not loaded: gen
- * drives the compiler directly (`tool-host.ts`).
+ * Loaded with `require`, not `import`: Node's ESM loader would first lex the 9 MB of CommonJS for its
+ * export names, on every run; and through the V8 code cache. Neither ts-morph nor @ts-morph/common is
+ * loaded: gen drives the compiler directly (`tool-host.ts`), with ts-morph's library files
+ * (`lib-files.ts`).
  */
 const require = createRequire(import.meta.url);
 const commonEntry = createRequire(require.resolve("ts-morph")).resolve("@ts-morph/common");
-requireWithCodeCache(createRequire(commonEntry).resolve("./typescript"));
-const common = requireWithCodeCache(commonEntry) as { ts: typeof Morph.ts; getLibFiles(): { fileName: string; text: string }[] };
 
-export const ts: typeof Morph.ts = common.ts;
+export const ts = requireWithCodeCache(createRequire(commonEntry).resolve("./typescript")) as typeof Morph.ts;
 /** The compiler's types used in src/gen, so `ts.Type` reads as it would with ts-morph's own `ts`. */
 export declare namespace ts {
   type ArrowFunction = Morph.ts.ArrowFunction;
@@ -42,9 +40,3 @@ export declare namespace ts {
   type TemplateLiteralType = Morph.ts.TemplateLiteralType;
   type UnionType = Morph.ts.UnionType;
 }
-
-/**
- * The library's declaration files (`lib.es2022.d.ts` and what it references) as ts-morph ships them,
- * comments stripped: what gen has always compiled tools against, so schemas and messages stay the same.
- */
-export const libFiles: readonly { fileName: string; text: string }[] = common.getLibFiles();

@@ -1,10 +1,23 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { libFiles, ts } from "./compiler.js";
+import { ts } from "./compiler.js";
+import { loadLibFiles, type LibFiles } from "./lib-files.js";
 
 /** Where the library's files are said to be: the folder ts-morph gave them, so file names stay as they were. */
 const LIB_FOLDER = "/node_modules/typescript/lib";
-const libTexts = new Map(libFiles.map((file) => [`${LIB_FOLDER}/${file.fileName}`, file.text]));
+let libFiles: LibFiles | undefined;
+
+/** The text of a library file, by its full name (in LIB_FOLDER); undefined for any other file. */
+function libText(fileName: string): string | undefined {
+  return isLibFile(fileName) ? libFiles!.text(path.basename(fileName)) : undefined;
+}
+
+function isLibFile(fileName: string): boolean {
+  if (path.dirname(fileName) !== LIB_FOLDER) return false;
+  // Loaded on first use: `gen --check` has said by then that it writes nothing, not even this cache.
+  libFiles ??= loadLibFiles();
+  return libFiles.names.has(path.basename(fileName));
+}
 /** Node's typings: 2 MB, mostly JSDoc that no schema reads (`library-docs.ts`). */
 const NODE_TYPINGS = `${path.sep}node_modules${path.sep}@types${path.sep}node${path.sep}`;
 
@@ -27,7 +40,7 @@ export class ToolHost {
   sourceFile(file: string): ts.SourceFile | undefined {
     const fileName = path.resolve(file);
     if (this.parsed.has(fileName)) return this.parsed.get(fileName);
-    const text = libTexts.get(fileName) ?? readOptional(fileName);
+    const text = libText(fileName) ?? readOptional(fileName);
     if (text === undefined) {
       this.parsed.set(fileName, undefined);
       return undefined;
@@ -56,7 +69,7 @@ export class ToolHost {
   parseLibraryDocs(): void {
     this.libraryDocs = true;
     this.withoutDocs.clear();
-    for (const fileName of this.parsed.keys()) if (!libTexts.has(fileName)) this.parsed.delete(fileName);
+    for (const fileName of this.parsed.keys()) if (!isLibFile(fileName)) this.parsed.delete(fileName);
   }
 
   /** Drops a file that changed on disk (or was deleted), so the next Program reads it again. */
@@ -74,8 +87,8 @@ export class ToolHost {
     host.getDefaultLibFileName = (settings) => `${LIB_FOLDER}/${ts.getDefaultLibFileName(settings)}`;
     host.getDefaultLibLocation = () => LIB_FOLDER;
     const { fileExists, readFile } = host;
-    host.fileExists = (fileName) => libTexts.has(fileName) || fileExists(fileName);
-    host.readFile = (fileName) => libTexts.get(fileName) ?? readFile(fileName);
+    host.fileExists = (fileName) => isLibFile(fileName) || fileExists(fileName);
+    host.readFile = (fileName) => libText(fileName) ?? readFile(fileName);
     return ts.createProgram({ rootNames: toolFiles.map((file) => path.resolve(file)), options, host, ...(old === undefined ? {} : { oldProgram: old }) });
   }
 }
