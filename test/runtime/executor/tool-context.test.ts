@@ -50,16 +50,18 @@ describe("toolContext", () => {
   it("stays the call's own, with its signal aborted, for a tool that runs on past its timeout", async () => {
     let release = (): void => undefined;
     const held = new Promise<void>((resolve) => (release = resolve));
-    let afterTimeout: { workspace: string; aborted: boolean } | undefined;
+    let afterTimeout: { workspace: string; aborted: boolean; reason: unknown } | undefined;
+    // Its signal is read for the first time only after the timeout.
     const tool = async () => {
       await held;
-      afterTimeout = { workspace: toolContext().workspace, aborted: toolContext().signal.aborted };
+      const { workspace, signal } = toolContext();
+      afterTimeout = { workspace, aborted: signal.aborted, reason: (signal.reason as Error).name };
     };
     const result = await callWithTimeout(tool, [], { workspace: "/ws/slow", signal }, 10);
     expect(result).toEqual({ kind: "timeout" });
     release();
     await sleep(5);
-    expect(afterTimeout).toEqual({ workspace: "/ws/slow", aborted: true });
+    expect(afterTimeout).toEqual({ workspace: "/ws/slow", aborted: true, reason: "TimeoutError" });
   });
 
   it("ends a call that throws at once, and the next call sees its own context", async () => {
