@@ -38,7 +38,7 @@ export async function runAgentProcess(options: AgentProcessOptions): Promise<num
   return runAgentCli({
     argv: options.argv,
     ...(options.warmUp !== undefined ? { warmUp: options.warmUp } : {}),
-    beforeFirstRequest: compileTurnsEagerly,
+    afterWarmUp: compileTurnsEagerly,
     env: process.env,
     cwd: options.cwd,
     projectRoot: options.projectRoot,

@@ -44,8 +44,11 @@ export interface CliEnvironment {
   onInterrupt(handler: () => void): () => void;
   /** When the tool modules load and Ajv readies itself; see `WarmUp`. Default: `"behind-first-request"`. */
   warmUp?: WarmUp;
-  /** Called once start-up is done (the warm-up too, when it comes first), before the first request. */
-  beforeFirstRequest?(): void;
+  /**
+   * Called once the warm-up is done: before the first request when the warm-up comes first, else while
+   * the model answers it. From then on the process runs turns, and only turns.
+   */
+  afterWarmUp?(): void;
 }
 
 /**
@@ -151,9 +154,12 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
 
   // The tool modules load and Ajv readies itself before the first tool call, never on it.
   const toolFiles = new Set(schemas.schemas.bindings.map((binding) => binding.file)).size;
-  if (io.warmUp === "before-first-request" && toolFiles <= MAX_TOOL_FILES_BEFORE_REQUEST) await executor.warmUp();
-  else onceRequestSent(() => void executor.warmUp());
-  io.beforeFirstRequest?.();
+  if (io.warmUp === "before-first-request" && toolFiles <= MAX_TOOL_FILES_BEFORE_REQUEST) {
+    await executor.warmUp();
+    io.afterWarmUp?.();
+  } else {
+    onceRequestSent(() => void executor.warmUp().then(() => io.afterWarmUp?.()));
+  }
   const agent = createAgent({
     requestTurn,
     executor,

@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { PassThrough } from "node:stream";
-import { afterAll, expect, it } from "vitest";
+import { afterAll, expect, it, vi } from "vitest";
 import { MAX_TOOL_FILES_BEFORE_REQUEST, runAgentCli } from "../../src/cli/run-agent-cli.js";
 import { startScriptedServer } from "../../src/scripted-server/scripted-server.js";
 import { cliEnv, projectRoot, tempDir, writeFixtureSchemas } from "./support.js";
@@ -30,9 +30,14 @@ for (let index = 0; index <= MAX_TOOL_FILES_BEFORE_REQUEST; index++) {
 }
 const manySchemas = writeFixtureSchemas(manyDir, path.join(manyDir, "tools"));
 const importedAtRequest: boolean[] = [];
+/** What happened, in order: each request the server got, and the CLI's `afterWarmUp` call. */
+const events: string[] = [];
 const server = await startScriptedServer({
   script: [{ toolCalls: [{ id: "c1", name: "hi", arguments: "{}" }] }, { content: "done" }],
-  onRequest: () => importedAtRequest.push(marks[MARK] === true),
+  onRequest: () => {
+    events.push("request");
+    importedAtRequest.push(marks[MARK] === true);
+  },
 });
 afterAll(() => server.close());
 
@@ -50,12 +55,14 @@ function runWarmingUp(argv: string[]) {
     stderr: { write: () => undefined },
     onInterrupt: () => () => undefined,
     warmUp: "before-first-request",
+    afterWarmUp: () => events.push("warmed up"),
   }).then((code) => ({ code, stdout }));
 }
 
 it("imports the tool modules before the first request, then runs as usual", async () => {
+  events.length = 0;
   const run = await runWarmingUp(["--schemas", schemas, "--no-stream", "say hi"]);
-  expect({ ...run, importedAtRequest }).toEqual({ code: 0, stdout: "done\n", importedAtRequest: [true, true] });
+  expect({ ...run, importedAtRequest, events }).toEqual({ code: 0, stdout: "done\n", importedAtRequest: [true, true], events: ["warmed up", "request", "request"] });
   expect((server.requests[1]?.body?.messages as unknown[] | undefined)?.at(-1)).toMatchObject({ role: "tool", content: "hi" });
 });
 
@@ -65,7 +72,10 @@ it("with more than ten tool files, sends the first request without waiting for t
     slowImportedAtRequest.push(marks[SLOW_MARK] === true);
     return { content: `answer ${request.index}` };
   });
+  events.length = 0;
   const run = await runWarmingUp(["--schemas", manySchemas, "--no-stream", "say hi"]);
   expect(run.code).toBe(0);
   expect(slowImportedAtRequest).toEqual([false]);
+  // The warm-up ends once the slow module is in, after the first request.
+  await vi.waitFor(() => expect(events).toEqual(["request", "warmed up"]), { timeout: 5_000 });
 });
