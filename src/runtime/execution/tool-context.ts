@@ -31,9 +31,14 @@ export function runWithToolContext<T>(context: ToolContext, fn: () => T): T {
     callEnded();
     throw error;
   }
-  if (result instanceof Promise) result.then(callEnded, callEnded);
+  // Any thenable (a query builder, another library's promise) is awaited like a promise.
+  if (isThenable(result)) Promise.resolve(result).then(callEnded, callEnded);
   else callEnded();
   return result;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as { then?: unknown }).then === "function";
 }
 
 function callEnded(): void {

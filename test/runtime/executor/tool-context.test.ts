@@ -21,6 +21,20 @@ describe("toolContext", () => {
     expect(result).toEqual(["/ws/a", "/ws/a"]);
   });
 
+  it("is the call's own until a thenable the call returned (not a native promise) settles", async () => {
+    // Work started in the call, settled later, as a query builder's or another library's promise is.
+    const returned = runWithToolContext({ workspace: "/ws/thenable", signal }, () => {
+      const waiting: ((value: string) => void)[] = [];
+      let value: string | undefined;
+      setTimeout(() => {
+        value = seen();
+        for (const resolve of waiting) resolve(value);
+      }, 5);
+      return { then: (resolve: (value: string) => void) => (value === undefined ? waiting.push(resolve) : resolve(value)) };
+    });
+    expect(await returned).toBe("/ws/thenable");
+  });
+
   it("of one call stays while a parallel call ends", async () => {
     let release = (): void => undefined;
     const held = new Promise<void>((resolve) => (release = resolve));
