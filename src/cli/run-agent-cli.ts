@@ -54,17 +54,10 @@ export interface CliEnvironment {
 /**
  * `"behind-first-request"`: once the first request's body is sent, so that the model's latency hides the
  * work and the first request goes out as early as it can. `"before-first-request"`: before it, so that
- * the turns that follow carry no one-off work (what `runTools` does with its Ajv), when the tools come
- * from at most `MAX_TOOL_FILES_BEFORE_REQUEST` files; with more, as `"behind-first-request"`.
+ * the turns that follow carry no one-off work (what `runTools` does with its Ajv).
  * docs/tool-execution.md says which entry point does which, and why.
  */
 export type WarmUp = "before-first-request" | "behind-first-request";
-
-/**
- * Each tool file imported through tsx costs about 1.5 ms: ten keep start-up within its bound (1.2x the
- * floor of tsx + `openai` + one request), a hundred would not (1.4x, measured in docs/tool-execution.md).
- */
-export const MAX_TOOL_FILES_BEFORE_REQUEST = 10;
 
 export async function runAgentCli(io: CliEnvironment): Promise<number> {
   const apiKey = io.env.OPENAI_API_KEY ?? "";
@@ -153,8 +146,7 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
   }
 
   // The tool modules load and Ajv readies itself before the first tool call, never on it.
-  const toolFiles = new Set(schemas.schemas.bindings.map((binding) => binding.file)).size;
-  if (io.warmUp === "before-first-request" && toolFiles <= MAX_TOOL_FILES_BEFORE_REQUEST) {
+  if (io.warmUp === "before-first-request") {
     await executor.warmUp();
     io.afterWarmUp?.();
   } else {

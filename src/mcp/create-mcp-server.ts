@@ -86,7 +86,7 @@ export function createMcpServer(options: McpServerOptions): McpServerHandle {
       schemasDir: path.dirname(schemasPath),
       maxResultChars,
       ...(options.toolTimeoutMs !== undefined ? { timeoutMs: options.toolTimeoutMs } : {}),
-      importModule: (url) => (reload === 0 ? importToolModule(url) : importAgain(url, reload)),
+      importModule: (url, toolFiles) => (reload === 0 ? importToolModule(url, toolFiles) : importAgain(url, reload, toolFiles)),
     });
     const list = schemas.tools.map(({ function: { name, description, parameters } }): Tool => {
       const outputSchema = schemas.outputs?.[name];
@@ -177,7 +177,7 @@ const requireCache = createRequire(import.meta.url).cache;
  * A fresh instance of a tool module: a new query string makes one for an ES module; a file loaded as
  * CommonJS (outside any `"type": "module"` package) is cached by path, so its require-cache entry goes too.
  */
-function importAgain(url: string, reload: number): Promise<unknown> {
+function importAgain(url: string, reload: number, toolFiles: readonly string[]): Promise<unknown> {
   delete requireCache[fileURLToPath(url)];
-  return importToolModule(`${url}?reload=${reload}`);
+  return importToolModule(`${url}?reload=${reload}`, toolFiles);
 }

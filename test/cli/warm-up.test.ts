@@ -1,13 +1,13 @@
 /**
  * `warmUp: "before-first-request"` (what `npm run agent` asks for): the tool modules are imported before
- * the first request goes out, so the turns carry no one-off work; a run still answers as usual. With more
- * than ten tool files, whose imports would hold up the first request too long, they are imported behind it.
+ * the first request goes out, so the turns carry no one-off work; a run still answers as usual.
+ * `"behind-first-request"` (the installed bin's): the first request goes out without waiting for them.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { PassThrough } from "node:stream";
 import { afterAll, expect, it, vi } from "vitest";
-import { MAX_TOOL_FILES_BEFORE_REQUEST, runAgentCli } from "../../src/cli/run-agent-cli.js";
+import { runAgentCli, type WarmUp } from "../../src/cli/run-agent-cli.js";
 import { startScriptedServer } from "../../src/scripted-server/scripted-server.js";
 import { cliEnv, projectRoot, tempDir, writeFixtureSchemas } from "./support.js";
 
@@ -21,14 +21,14 @@ writeFileSync(
   [`(globalThis as { ${MARK}?: true }).${MARK} = true;`, "", "/** Says hi. */", 'export function hi(): string {', '  return "hi";', "}", ""].join("\n"),
 );
 const schemas = writeFixtureSchemas(dir, path.join(dir, "tools"));
-// One more file than is imported before the first request; one of them takes a second to import.
-const manyDir = tempDir();
-mkdirSync(path.join(manyDir, "tools"));
-for (let index = 0; index <= MAX_TOOL_FILES_BEFORE_REQUEST; index++) {
-  const slow = index === 0 ? [`await new Promise((resolve) => setTimeout(resolve, 1_000));`, `(globalThis as { ${SLOW_MARK}?: true }).${SLOW_MARK} = true;`] : [];
-  writeFileSync(path.join(manyDir, "tools", `tool_${index}.ts`), [...slow, "/** Says hi. */", `export function hi_${index}(): string {`, '  return "hi";', "}", ""].join("\n"));
-}
-const manySchemas = writeFixtureSchemas(manyDir, path.join(manyDir, "tools"));
+// A tool module that takes a second to import.
+const slowDir = tempDir();
+mkdirSync(path.join(slowDir, "tools"));
+writeFileSync(
+  path.join(slowDir, "tools", "slow.ts"),
+  [`await new Promise((resolve) => setTimeout(resolve, 1_000));`, `(globalThis as { ${SLOW_MARK}?: true }).${SLOW_MARK} = true;`, "/** Says hi. */", "export function hi(): string {", '  return "hi";', "}", ""].join("\n"),
+);
+const slowSchemas = writeFixtureSchemas(slowDir, path.join(slowDir, "tools"));
 const importedAtRequest: boolean[] = [];
 /** What happened, in order: each request the server got, and the CLI's `afterWarmUp` call. */
 const events: string[] = [];
@@ -41,7 +41,7 @@ const server = await startScriptedServer({
 });
 afterAll(() => server.close());
 
-function runWarmingUp(argv: string[]) {
+function runWarmingUp(argv: string[], warmUp: WarmUp = "before-first-request") {
   let stdout = "";
   const stdin = new PassThrough();
   stdin.end();
@@ -54,7 +54,7 @@ function runWarmingUp(argv: string[]) {
     stdout: { write: (text: string) => (stdout += text) },
     stderr: { write: () => undefined },
     onInterrupt: () => () => undefined,
-    warmUp: "before-first-request",
+    warmUp,
     afterWarmUp: () => events.push("warmed up"),
   }).then((code) => ({ code, stdout }));
 }
@@ -66,14 +66,14 @@ it("imports the tool modules before the first request, then runs as usual", asyn
   expect((server.requests[1]?.body?.messages as unknown[] | undefined)?.at(-1)).toMatchObject({ role: "tool", content: "hi" });
 });
 
-it("with more than ten tool files, sends the first request without waiting for their imports", async () => {
+it("behind the first request, sends it without waiting for the tool modules' imports", async () => {
   const slowImportedAtRequest: boolean[] = [];
   server.setScript((request) => {
     slowImportedAtRequest.push(marks[SLOW_MARK] === true);
     return { content: `answer ${request.index}` };
   });
   events.length = 0;
-  const run = await runWarmingUp(["--schemas", manySchemas, "--no-stream", "say hi"]);
+  const run = await runWarmingUp(["--schemas", slowSchemas, "--no-stream", "say hi"], "behind-first-request");
   expect(run.code).toBe(0);
   expect(slowImportedAtRequest).toEqual([false]);
   // The warm-up ends once the slow module is in, after the first request.

@@ -173,7 +173,7 @@ export const agentIsNotAny: IsAny<typeof createAgent> = false;
     expect(server.requests.length).toBe(before);
   }, SLOW);
 
-  it("the compiled bin loads tsx only to import the project's tool modules, and never the TypeScript compiler to run the agent", async () => {
+  it("the compiled bin imports the project's tool modules compiled once, without tsx, and never loads the TypeScript compiler to run the agent", async () => {
     // A resolve hook (node --import) appends every module URL the process resolves to a log.
     writeFiles(project, {
       "trace/hooks.mjs": `import { appendFileSync } from "node:fs";
@@ -196,12 +196,16 @@ export async function resolve(specifier, context, next) {
       });
       expect(result.code).toBe(0);
       const urls = readFileSync(log, "utf8");
-      return { tsx: urls.includes("/node_modules/tsx/"), typescript: urls.includes("/node_modules/typescript/") };
+      return { tsx: urls.includes("/node_modules/tsx/"), typescript: urls.includes("/node_modules/typescript/"), esbuild: urls.includes("/node_modules/esbuild/") };
     };
-    // The tool modules (and tsx with them) are imported once the first request is sent, while it is answered
-    // (docs/tool-execution.md): whether tsx got loaded before this quick answer ended the run is timing.
+    const callingWhere: ScriptStep[] = [{ toolCalls: [{ id: "call_1", name: "where", arguments: '{"greeting":{"word":"hi"}}' }] }, { content: "done" }];
+    // The tool modules are imported once the first request is sent, while it is answered
+    // (docs/tool-execution.md): whether they were compiled before this quick answer ended the run is timing.
     expect((await loaded([{ content: "no tool needed" }])).typescript).toBe(false);
-    expect(await loaded([{ toolCalls: [{ id: "call_1", name: "where", arguments: '{"greeting":{"word":"hi"}}' }] }, { content: "done" }])).toEqual({ tsx: true, typescript: false });
+    rmSync(path.join(project, "node_modules", ".cache", "sigloop"), { recursive: true, force: true });
+    expect(await loaded(callingWhere)).toEqual({ tsx: false, typescript: false, esbuild: true });
+    // Compiled once: later runs import the cached modules.
+    expect(await loaded(callingWhere)).toEqual({ tsx: false, typescript: false, esbuild: false });
   }, SLOW);
 
   it("tsc --init: the project's own tsc type-checks tools importing sigloop (module nodenext, strict, exactOptionalPropertyTypes); gen and agent agree", async () => {

@@ -2,20 +2,62 @@
  * Imports a tool module by file URL. Tool files are TypeScript. Run from this repository's sources by tsx
  * or vitest, a TypeScript loader is already in place and a plain `import()` does. Run as plain JavaScript
  * (the installed `sigloop` bin, a program using the library, or `npm run agent`, whose sources are
- * bundled), the first TypeScript module imported registers tsx's loaders, for ES modules and CommonJS
- * alike, so the start-up of a run that calls no tool never pays for them and the user installs nothing
- * besides sigloop. Registration is process-wide: a tool and the files it imports load once, in the same
- * module graph as the rest of the program.
+ * bundled), the tool files are compiled to JavaScript first (`compiled-tool-modules.ts`), all of a
+ * schemas file's at once; where they cannot be, the first TypeScript module imported registers tsx's
+ * loaders, for ES modules and CommonJS alike. Either way the user installs nothing besides sigloop, and a
+ * tool and the files it imports load once, in the same module graph as the rest of the program.
  */
+import { fileURLToPath } from "node:url";
 import { typeScriptNeedsLoader } from "../../shared/package-layout.js";
+import { compileToolModules, type CompiledToolModules } from "./compiled-tool-modules.js";
 
 const TYPESCRIPT_FILE = /\.[cm]?tsx?$/;
 
 let loaders: Promise<void> | undefined;
+const compilations = new Map<string, Promise<CompiledToolModules | undefined>>();
 
-export async function importToolModule(url: string): Promise<unknown> {
-  if (typeScriptNeedsLoader && TYPESCRIPT_FILE.test(new URL(url).pathname)) await (loaders ??= registerTypeScriptLoaders());
+/**
+ * `url` may carry a query (a fresh instance of the module); `toolFiles` are the URLs of every tool file
+ * of the same schemas file, compiled together so that the modules they share stay one instance.
+ */
+export async function importToolModule(url: string, toolFiles: readonly string[] = [url]): Promise<unknown> {
+  const location = new URL(url);
+  if (!typeScriptNeedsLoader || !TYPESCRIPT_FILE.test(location.pathname)) return import(url);
+  const file = fileURLToPath(withoutQuery(url));
+  const compiled = (await compilationOf(toolFiles, location.search))?.get(file);
+  if (compiled !== undefined) {
+    try {
+      return await import(`${compiled}${location.search}`);
+    } catch (error) {
+      // A local JavaScript file that imports TypeScript in turn needs the loader after all. Nothing has
+      // run yet: Node links the whole module graph before it evaluates any of it.
+      if ((error as { code?: unknown }).code !== "ERR_UNKNOWN_FILE_EXTENSION") throw error;
+    }
+  }
+  await (loaders ??= registerTypeScriptLoaders());
   return import(url);
+}
+
+/**
+ * One compilation per set of tool files, shared by their imports; an import with a query of its own (the
+ * MCP server's reload after an edit) looks at the files again.
+ */
+function compilationOf(toolFiles: readonly string[], query: string): Promise<CompiledToolModules | undefined> {
+  const files = [...new Set(toolFiles.map((toolFile) => fileURLToPath(withoutQuery(toolFile))))].sort();
+  const key = `${query}\n${files.join("\n")}`;
+  let compilation = compilations.get(key);
+  if (compilation === undefined) {
+    compilation = compileToolModules(files);
+    compilations.set(key, compilation);
+  }
+  return compilation;
+}
+
+function withoutQuery(url: string): URL {
+  const location = new URL(url);
+  location.search = "";
+  location.hash = "";
+  return location;
 }
 
 async function registerTypeScriptLoaders(): Promise<void> {

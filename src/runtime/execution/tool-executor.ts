@@ -38,8 +38,11 @@ export interface ToolExecutorOptions {
   timeoutMs?: number;
   /** A result longer than this is cut to it, plus a note giving the original length. Default 50,000. */
   maxResultChars?: number;
-  /** Imports a tool module by file URL; tests substitute it. Default: `importToolModule` (TypeScript tools, compiled or not). */
-  importModule?: (url: string) => Promise<unknown>;
+  /**
+   * Imports a tool module by file URL, given the URLs of all the schemas file's tool files; tests
+   * substitute it. Default: `importToolModule` (TypeScript tools, compiled or not).
+   */
+  importModule?: (url: string, toolFiles: readonly string[]) => Promise<unknown>;
   /**
    * Offer the schemas file's `strictTools` (OpenAI's strict dialect, docs/agent.md) instead of `tools`;
    * arguments are validated against `tools` either way. Default false. A file without `strictTools`
@@ -102,6 +105,7 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolRunner & P
   });
   const toolNames = schemas.tools.map((tool) => tool.function.name);
   const modules = new Map<string, Promise<unknown>>();
+  const toolFiles = [...new Set(schemas.bindings.map((binding) => fileUrlOf(binding)))];
   let ajv: Promise<Ajv> | undefined;
 
   async function validatorFor(entry: ToolEntry): Promise<NonNullable<ToolEntry["validator"]>> {
@@ -119,12 +123,16 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolRunner & P
     return entry.validator;
   }
 
+  function fileUrlOf(binding: ToolBinding): string {
+    return pathToFileURL(path.resolve(schemasDir, binding.file)).href;
+  }
+
   /** The import of a binding's module: started once per file, shared by its tools' calls and the warm-up. */
   function moduleImport(binding: ToolBinding): { url: string; loading: Promise<unknown> } {
-    const url = pathToFileURL(path.resolve(schemasDir, binding.file)).href;
+    const url = fileUrlOf(binding);
     let loading = modules.get(url);
     if (loading === undefined) {
-      loading = importModule(url);
+      loading = importModule(url, toolFiles);
       modules.set(url, loading);
     }
     return { url, loading };
