@@ -1,0 +1,60 @@
+/**
+ * The package's JavaScript (dist/), bundled with esbuild by `npm pack`'s build (scripts/build-package.ts):
+ * entry points `src/index.ts`, `src/tools.ts` (package.json "exports") and `src/bin/sigloop.ts` (the bin),
+ * written where tsc would write them (`dist/src/index.js`, …); what more than one of them (or one of the
+ * bin's lazy `import()`s) needs goes to chunks in `dist/src/chunks/`, so every module has one instance.
+ *
+ * `import.meta.url` names the file a module's code landed in, which is all `createRequire` needs, and
+ * what a module that stamps its own file wants. One module finds the package's files by its own place in
+ * the tree (`src/shared/package-layout.ts`: the package root is three folders up from
+ * `dist/src/shared/`): there it is the URL of the file tsc would have written, wherever its code lands.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { build, type Plugin } from "esbuild";
+
+const ENTRY_POINTS = ["src/index.ts", "src/tools.ts", "src/bin/sigloop.ts"];
+const PLACED_BY_OWN_PATH = "src/shared/package-layout.ts";
+/** Stands for that module's own URL in the bundle until the file it landed in is known. */
+const OWN_URL = "__sigloopOwnUrl__";
+
+export async function bundlePackage(root: string, dist: string): Promise<void> {
+  const placedByOwnPath = path.join(root, PLACED_BY_OWN_PATH);
+  const ownUrl: Plugin = {
+    name: "own-url",
+    setup(builder) {
+      builder.onLoad({ filter: /package-layout\.ts$/ }, (args) => {
+        if (args.path !== placedByOwnPath) return undefined;
+        return { contents: readFileSync(args.path, "utf8").replaceAll("import.meta.url", OWN_URL), loader: "ts" };
+      });
+    },
+  };
+  const result = await build({
+    entryPoints: ENTRY_POINTS.map((entry) => path.join(root, entry)),
+    outbase: root,
+    outdir: dist,
+    chunkNames: "src/chunks/[name]-[hash]",
+    absWorkingDir: root,
+    bundle: true,
+    splitting: true,
+    packages: "external",
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    write: false,
+    logLevel: "warning",
+    plugins: [ownUrl],
+  });
+  const compiled = path.join(dist, PLACED_BY_OWN_PATH.replace(/\.ts$/, ".js"));
+  let placed = 0;
+  for (const output of result.outputFiles) {
+    const relative = path.relative(path.dirname(output.path), compiled).split(path.sep).join("/");
+    const text = output.text.replaceAll(OWN_URL, () => {
+      placed++;
+      return `new URL(${JSON.stringify(relative)}, import.meta.url).href`;
+    });
+    mkdirSync(path.dirname(output.path), { recursive: true });
+    writeFileSync(output.path, text);
+  }
+  if (placed === 0) throw new Error(`${PLACED_BY_OWN_PATH} no longer reads import.meta.url: see scripts/bundle-package.ts`);
+}
