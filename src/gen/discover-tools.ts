@@ -1,6 +1,7 @@
 import path from "node:path";
 import { ts } from "./compiler.js";
 import { diagnosticAt, type Diagnostic } from "./diagnostic.js";
+import { compareToolNames } from "./tool-name-order.js";
 
 export type ToolFunction = ts.FunctionDeclaration | ts.ArrowFunction | ts.FunctionExpression;
 
@@ -61,7 +62,7 @@ export function discoverTools(sourceFile: ts.SourceFile, toolFiles: ReadonlySet<
     }
     tools.push({ name, file, fn, declaration: ts.isVariableDeclaration(declaration) ? declaration : fn });
   }
-  return { tools: tools.sort((a, b) => a.name.localeCompare(b.name)), diagnostics };
+  return { tools: tools.sort((a, b) => compareToolNames(a.name, b.name)), diagnostics };
 }
 
 /** The export statement of this file that brings in `name` from elsewhere (for the warning's place). */

@@ -1,4 +1,4 @@
-import { readdirSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runGen } from "../../src/gen/run-gen.js";
@@ -20,6 +20,20 @@ describe("--out that cannot be written", () => {
       code: 1, stdout: "", stderr: "error: --out out is a directory; give a file path such as out/schemas.json\ngen: 1 error; nothing written\n",
     });
     expect(readdirSync(path.join(root, "out"))).toEqual(["keep.txt"]);
+  });
+
+  it("an unchanged file is not written again and keeps its timestamp; a change of the same size is written", () => {
+    const root = writeTree({ "tools/t.ts": tool });
+    const out = path.join(root, "generated", "schemas.json");
+    expect(run([], root).code).toBe(0);
+    const past = new Date(2020, 0, 1);
+    utimesSync(out, past, past);
+    expect(run([], root).code).toBe(0);
+    expect(statSync(out).mtimeMs).toBe(past.getTime());
+    const written = readFileSync(out, "utf8");
+    writeFileSync(out, written.replace('"t"', '"u"'));
+    expect(run([], root).code).toBe(0);
+    expect(readFileSync(out, "utf8")).toBe(written);
   });
 
   it("a path through a file is a clear error; a missing parent folder is created", () => {
