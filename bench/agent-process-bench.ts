@@ -20,7 +20,7 @@ import { headlineRow, printTable, type HeadlineRound } from "./table.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const TURNS = 100;
-const ROUNDS = 9;
+const ROUNDS = 15;
 const PROMPT = "What time is it? Ask 100 times.";
 /** Distinctive, so the CLI's secret scrubbing does not mask words in its messages. */
 const BENCH_KEY = "sk-agent-bench-0000";
