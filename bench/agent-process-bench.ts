@@ -4,12 +4,17 @@
  * zero-latency scripted server, against openai-node's `runTools` with Ajv validation as a plain node
  * process (bench/baselines/runtools-agent.mjs) doing the same. Per turn = (wall time − time to the first
  * request) / 100, so start-up (its own table) is left out and the process's exit is in. Runs alternate;
- * the ratio is the median of the per-round ratios. A second sigloop column runs what a package user runs:
+ * the ratio is the median of the per-round ratios; each round starts with another of the three. A second sigloop column runs what a package user runs:
  * the compiled bin of the packed tarball installed into a fresh project whose tool file re-exports the
  * built-in tools (`node_modules/.bin/sigloop agent`, from that project).
+ *
+ * Each process's stderr (the CLI's progress, a line group per turn) goes to a file, as it goes to a
+ * terminal for a user: something other than the model's server takes it in. Read through a pipe by this
+ * process, which also serves the requests, every turn's progress would keep the server from answering
+ * while it is read; an extra row measures that too.
  */
 import { spawn } from "node:child_process";
-import { mkdirSync, rmSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { runGen } from "../src/gen/run-gen.js";
@@ -44,19 +49,31 @@ export async function runAgentAsUsersRun(): Promise<void> {
   const server = await startScriptedServer({ script, flagRuleViolationsOnly: true });
   try {
     const rows: string[][] = [];
-    for (const stream of [true, false]) {
+    const variants = [
+      { label: "streaming (default)", stream: true, stderr: "file" },
+      { label: "`--no-stream`", stream: false, stderr: "file" },
+      { label: "streaming, stderr piped to the process serving the requests", stream: true, stderr: "pipe" },
+    ] as const;
+    for (const { label, stream, stderr } of variants) {
       const rounds: HeadlineRound[] = [];
+      const run = (command: readonly string[], cwd: string, initCwd: string) => perTurn(server, command, cwd, initCwd, stderr === "file" ? path.join(work, "stderr.txt") : undefined);
       for (let round = 0; round <= ROUNDS; round++) {
-        process.stderr.write(`bench: agent as a process, ${stream ? "streaming" : "--no-stream"}, round ${round}/${ROUNDS}…\n`);
+        process.stderr.write(`bench: agent as a process, ${label}, round ${round}/${ROUNDS}…\n`);
         const flags = ["--max-turns", String(TURNS + 1), ...(stream ? [] : ["--no-stream"]), PROMPT];
-        const cli = await perTurn(server, [process.execPath, ...npmScriptArgs(root, "agent"), "--schemas", schemas, ...flags], root, work);
-        const installed = await perTurn(server, [binPath(project), "agent", ...flags], project, project);
-        const baseline = await perTurn(server, [process.execPath, path.join(root, "bench", "baselines", "runtools-agent.mjs"), String(TURNS + 1), stream ? "stream" : "plain", PROMPT], root, work);
-        // Round 0 warms the file cache and tsx's transform cache.
+        const commands = {
+          script: () => run([process.execPath, ...npmScriptArgs(root, "agent"), "--schemas", schemas, ...flags], root, work),
+          installed: () => run([binPath(project), "agent", ...flags], project, project),
+          baseline: () => run([process.execPath, path.join(root, "bench", "baselines", "runtools-agent.mjs"), String(TURNS + 1), stream ? "stream" : "plain", PROMPT], root, work),
+        };
+        // Each round starts with another of the three, so that none always runs right after the same one.
+        const order = (["script", "installed", "baseline"] as const).map((_, index, names) => names[(index + round) % names.length]!);
+        const measured: Record<keyof HeadlineRound, number> = { script: 0, installed: 0, baseline: 0 };
+        for (const name of order) measured[name] = await commands[name]();
+        // Round 0 warms the file cache and the compiled tools' cache.
         if (round === 0) continue;
-        rounds.push({ script: cli, installed, baseline });
+        rounds.push(measured);
       }
-      rows.push(headlineRow(stream ? "streaming (default)" : "`--no-stream`", rounds, 2));
+      rows.push(headlineRow(label, rounds, 2));
     }
     printTable(`agent as users run it: per turn over ${TURNS} \`get_time\` turns, a process each, zero-latency server (median of ${ROUNDS}, alternating)`, [
       "responses", "sigloop agent (`npm run agent` without npm)", "installed bin, compiled (`sigloop agent`)", "baseline: openai `runTools` + Ajv (node)",
@@ -69,26 +86,31 @@ export async function runAgentAsUsersRun(): Promise<void> {
 }
 
 /**
- * Runs one process (`command`: the executable, then its arguments) in `cwd` to its end; returns
- * (wall − time to its first request) / turns, in ms.
+ * Runs one process (`command`: the executable, then its arguments) in `cwd` to its end, its stderr into
+ * `stderrFile` (or a pipe this process reads); returns (wall − time to its first request) / turns, in ms.
  */
-async function perTurn(server: ScriptedServer, command: readonly string[], cwd: string, initCwd: string): Promise<number> {
+async function perTurn(server: ScriptedServer, command: readonly string[], cwd: string, initCwd: string, stderrFile: string | undefined): Promise<number> {
   const before = server.requests.length;
   const start = performance.now();
   let firstRequest: number | undefined;
   void server.waitForRequests(before + 1, 60_000).then(() => (firstRequest = performance.now()), () => undefined);
+  const stderrFd = stderrFile === undefined ? undefined : openSync(stderrFile, "w");
   // As under `npm run`: started in the project root, INIT_CWD where the user typed the command.
   const child = spawn(command[0]!, command.slice(1), {
     cwd,
     env: { ...process.env, INIT_CWD: initCwd, OPENAI_API_KEY: BENCH_KEY, OPENAI_BASE_URL: server.baseURL, AGENT_MODEL: "bench", NO_COLOR: "1" },
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["ignore", "pipe", stderrFd ?? "pipe"],
   });
   let stdout = "";
   let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdout?.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
   const end = performance.now();
+  if (stderrFd !== undefined && stderrFile !== undefined) {
+    closeSync(stderrFd);
+    stderr = readFileSync(stderrFile, "utf8");
+  }
   const requests = server.requests.length - before;
   if (code !== 0 || stdout.trim() !== "done" || requests !== TURNS + 1 || firstRequest === undefined) {
     throw new Error(`${command.join(" ").slice(0, 200)} exited ${String(code)} after ${requests} requests: ${stderr.slice(-800)}`);
