@@ -121,7 +121,9 @@ describe("the tarball", () => {
     expect(new Set(files.map((file) => file.split("/")[0]))).toEqual(new Set(["LICENSE", "README.md", "package.json", "dist", "docs"]));
     expect(new Set(files.filter((file) => file.startsWith("dist/")).map((file) => file.split("/")[1]))).toEqual(new Set(["src", "tools", "demo"]));
     expect(files.filter((file) => /(^|\/)(test|tests|bench|fixtures|\.ci)\/|\.test\.|\.tsbuildinfo$/.test(file))).toEqual([]);
-    for (const entry of ["dist/src/index.js", "dist/src/index.d.ts", "dist/src/tools.js", "dist/src/tools.d.ts", "dist/src/bin/sigloop.js"]) expect(files).toContain(entry);
+    // The scripted server too: CI's run of the installed package starts it from there.
+    const entries = ["dist/src/index.js", "dist/src/index.d.ts", "dist/src/tools.js", "dist/src/tools.d.ts", "dist/src/bin/sigloop.js", "dist/src/scripted-server/scripted-server.js"];
+    for (const entry of entries) expect(files).toContain(entry);
     expect(readFileSync(path.join(repoRoot, "LICENSE"), "utf8")).toMatch(/^MIT License/);
     const manifest = JSON.parse(readFileSync(path.join(repoRoot, "package.json"), "utf8")) as Record<string, unknown>;
     expect(manifest.private).toBeUndefined();
