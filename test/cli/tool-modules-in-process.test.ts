@@ -64,3 +64,17 @@ it("imports a CommonJS project's tools through the loader, where __dirname is th
   expect(toolResults()).toEqual([path.join(dir, "tools")]);
   expect(existsSync(path.join(dir, "node_modules", ".cache", "sigloop"))).toBe(false);
 });
+
+it("compiles a tool whose local JavaScript module imports TypeScript in turn, that module with it", async () => {
+  const { dir, schemas } = project("module", {
+    "lib/bridge.js": 'export { inner } from "./inner.ts";\n',
+    "lib/bridge.d.ts": "export declare function inner(): string;\n",
+    "lib/inner.ts": 'export function inner(): string {\n  return "inner, through the bridge";\n}\n',
+    "tools/bridged.ts": 'import { inner } from "../lib/bridge.js";\n\n/** Calls through a JavaScript file. */\nexport function bridged(): string {\n  return inner();\n}\n',
+  });
+  server.setScript(calls("bridged"));
+  const run = await spawnCli(["--schemas", schemas, "--no-stream", "bridge"], cliEnv(server.baseURL), dir).done;
+  expect(run.code).toBe(0);
+  expect(toolResults()).toEqual(["inner, through the bridge"]);
+  expect(readdirSync(path.join(dir, "node_modules", ".cache", "sigloop")).filter((name) => name.endsWith(".json"))).toHaveLength(1);
+});

@@ -5,17 +5,18 @@
  * import through it (about 0.14 s before `npm run agent`'s first request), and Node joins that thread on
  * exit. Measured in docs/tool-execution.md.
  *
- * All tool files of a schemas file are bundled together by esbuild, local modules included, into
- * `node_modules/.cache/sigloop/` of the tools' project; a module two tool files import becomes a shared
- * chunk, so it is one instance as under a loader. Packages (bare imports, `sigloop` among them) and local
- * JavaScript files stay imports of their own, so they load from where they are as before: the cache folder
- * lies under the same `node_modules` the tool files resolve packages from. `import.meta.url` (`dirname`,
+ * All tool files of a schemas file are bundled together by esbuild, the local ES modules they import
+ * (TypeScript or JavaScript) included, into `node_modules/.cache/sigloop/` of the tools' project; a module
+ * two tool files import becomes a shared chunk, so it is one instance as under a loader. Packages (bare
+ * imports, `sigloop` among them) and local CommonJS files stay imports of their own, so they load from
+ * where they are as before: the cache folder lies under the same `node_modules` the tool files resolve
+ * packages from. `import.meta.url` (`dirname`,
  * `filename`) keeps naming each module's source file. The bundle is made again only when one of the
  * files it was made from changes (size or modification time).
  *
  * Where that would change what a tool sees, nothing is compiled and the caller falls back to a loader:
- * a file Node runs as CommonJS (`.cts`, or `.ts` outside a `"type": "module"` package, where `__dirname`
- * and `require` exist), a module that resolves packages from another `node_modules` than the cache
+ * a TypeScript file Node runs as CommonJS (`.cts`, or `.ts` outside a `"type": "module"` package, where
+ * `__dirname` and `require` exist), a module that resolves packages from another `node_modules` than the cache
  * folder, a file esbuild cannot parse (the loader then reports it as before), no `node_modules` above the
  * tools, or a cache that cannot be written.
  */
@@ -35,6 +36,8 @@ interface Manifest {
 }
 
 const TYPESCRIPT_FILE = /\.[cm]?tsx?$/;
+/** A file with code of its own (JSON is data): TypeScript or JavaScript. */
+const MODULE_SOURCE = /\.[cm]?[jt]sx?$/;
 const STALE_BUNDLE_AGE_MS = 10 * 60_000;
 /** This module's own file: how bundles are made is part of what a bundle is. */
 const thisFile = fileURLToPath(import.meta.url);
@@ -97,25 +100,27 @@ async function bundle(entries: string[], nodeModules: string, cacheDir: string, 
       {
         name: "sigloop-tool-sources",
         setup(builder) {
-          // A local JavaScript file is imported from where it is: Node decides, as before, whether it is
-          // CommonJS or an ES module.
+          // A local CommonJS JavaScript file is imported from where it is: Node loads it as before,
+          // `require`, `__dirname` and all. Everything else local is bundled (TypeScript that Node would
+          // run as CommonJS is then refused below).
           builder.onResolve({ filter: /^\.{0,2}\// }, async (args) => {
             if (args.pluginData === "resolving") return undefined;
             const resolved = await builder.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: "resolving" });
-            if (resolved.errors.length > 0 || resolved.external || TYPESCRIPT_FILE.test(resolved.path) || resolved.path.endsWith(".json")) return undefined;
+            const commonJs = MODULE_SOURCE.test(resolved.path) && !TYPESCRIPT_FILE.test(resolved.path) && moduleKind(resolved.path) === "commonjs";
+            if (resolved.errors.length > 0 || resolved.external || !commonJs) return undefined;
             return { path: pathToFileURL(resolved.path).href, external: true };
           });
-          builder.onLoad({ filter: TYPESCRIPT_FILE }, (args) => ({ contents: withOwnLocation(readFileSync(args.path, "utf8"), args.path), loader: args.path.endsWith("x") ? "tsx" : "ts" }));
+          builder.onLoad({ filter: MODULE_SOURCE }, (args) => ({ contents: withOwnLocation(readFileSync(args.path, "utf8"), args.path), loader: loaderFor(args.path) }));
         },
       },
     ],
   });
   const sources = Object.keys(result.metafile.inputs).map((input) => path.resolve(base, input));
-  const typeScript = sources.filter((file) => TYPESCRIPT_FILE.test(file));
+  const code = sources.filter((file) => MODULE_SOURCE.test(file));
   // Compiled as an ES module, a file Node would run as CommonJS would lose `__dirname` and `require`; one
   // that resolves packages from a nearer `node_modules` would not find them from the cache folder.
-  if (typeScript.some((file) => moduleKind(file) !== "module" || nodeModulesAbove(path.dirname(file)) !== nodeModules)) return undefined;
-  const packageFiles = [...new Set(typeScript.map((file) => packageFileOf(path.dirname(file))).filter((file) => file !== undefined))];
+  if (code.some((file) => moduleKind(file) !== "module" || nodeModulesAbove(path.dirname(file)) !== nodeModules)) return undefined;
+  const packageFiles = [...new Set(code.map((file) => packageFileOf(path.dirname(file))).filter((file) => file !== undefined))];
   const files = [thisFile, ...sources, ...packageFiles];
   const inputs = Object.fromEntries(files.map((file) => [file, stampOf(file)]));
 
@@ -155,6 +160,12 @@ function removeStaleBundles(cacheDir: string, key: string, current: string): voi
 }
 
 const IMPORT_META_LOCATION = /\bimport\.meta\.(url|dirname|filename)\b/g;
+
+function loaderFor(file: string): "ts" | "tsx" | "js" | "jsx" {
+  const typeScript = TYPESCRIPT_FILE.test(file);
+  if (file.endsWith("x")) return typeScript ? "tsx" : "jsx";
+  return typeScript ? "ts" : "js";
+}
 
 function withOwnLocation(source: string, file: string): string {
   const location = { url: pathToFileURL(file).href, dirname: path.dirname(file), filename: file };

@@ -25,15 +25,7 @@ export async function importToolModule(url: string, toolFiles: readonly string[]
   if (!typeScriptNeedsLoader || !TYPESCRIPT_FILE.test(location.pathname)) return import(url);
   const file = fileURLToPath(withoutQuery(url));
   const compiled = (await compilationOf(toolFiles, location.search))?.get(file);
-  if (compiled !== undefined) {
-    try {
-      return await import(`${compiled}${location.search}`);
-    } catch (error) {
-      // A local JavaScript file that imports TypeScript in turn needs the loader after all. Nothing has
-      // run yet: Node links the whole module graph before it evaluates any of it.
-      if ((error as { code?: unknown }).code !== "ERR_UNKNOWN_FILE_EXTENSION") throw error;
-    }
-  }
+  if (compiled !== undefined) return import(`${compiled}${location.search}`);
   await (loaders ??= registerTypeScriptLoaders());
   return import(url);
 }

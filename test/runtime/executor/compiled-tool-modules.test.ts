@@ -46,16 +46,18 @@ describe("compileToolModules", () => {
     expect([moduleA.a(), moduleB.b(), moduleA.a()]).toEqual([1, 2, 3]);
   });
 
-  it("gives each module its own file's import.meta.url, dirname and filename", async () => {
+  it("gives each module its own file's import.meta.url, dirname and filename, a JavaScript module's too", async () => {
     const dir = project({
       "tools/lib/where.ts": "export const where = [import.meta.url, import.meta.dirname, import.meta.filename];\n",
-      "tools/here.ts": 'export { where } from "./lib/where.js";\nexport const here = import.meta.url;\n',
+      "tools/lib/plain.js": "export const plain = import.meta.url;\n",
+      "tools/here.ts": 'export { where } from "./lib/where.js";\nexport { plain } from "./lib/plain.js";\nexport const here = import.meta.url;\n',
     });
     const [url] = await compiled(dir, ["tools/here.ts"]);
-    const module = (await import(url!)) as { here: string; where: string[] };
+    const module = (await import(url!)) as { here: string; where: string[]; plain: string };
     const where = path.join(dir, "tools/lib/where.ts");
     expect(module.here).toBe(`file://${path.join(dir, "tools/here.ts")}`);
     expect(module.where).toEqual([`file://${where}`, path.dirname(where), where]);
+    expect(module.plain).toBe(`file://${path.join(dir, "tools/lib/plain.js")}`);
   });
 
   it("imports packages from the project's node_modules and local JavaScript files from where they are", async () => {
