@@ -2,7 +2,8 @@
  * How `npm run agent` (plain JavaScript, no TypeScript loader of its own) imports a project's TypeScript
  * tools, seen by the model: in an ES module project they are compiled together into the project's
  * `node_modules/.cache/sigloop/`, and two tools that share a module share its state; in a CommonJS
- * project a tool still has `__dirname`, through tsx's loader.
+ * project a tool still has `__dirname`, through tsx's loader; a local CommonJS file a tool imports may
+ * `require` TypeScript, as it could under tsx.
  */
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -76,5 +77,19 @@ it("compiles a tool whose local JavaScript module imports TypeScript in turn, th
   const run = await spawnCli(["--schemas", schemas, "--no-stream", "bridge"], cliEnv(server.baseURL), dir).done;
   expect(run.code).toBe(0);
   expect(toolResults()).toEqual(["inner, through the bridge"]);
+  expect(readdirSync(path.join(dir, "node_modules", ".cache", "sigloop")).filter((name) => name.endsWith(".json"))).toHaveLength(1);
+});
+
+it("loads TypeScript that a tool's local CommonJS file requires, through tsx's CommonJS hooks", async () => {
+  const { dir, schemas } = project("module", {
+    "lib/legacy.cjs": 'module.exports = require("./inner.ts");\n',
+    "lib/legacy.d.cts": "declare const legacy: { inner(): string };\nexport = legacy;\n",
+    "lib/inner.ts": 'export function inner(): string {\n  return "inner, through CommonJS";\n}\n',
+    "tools/legacy.ts": 'import legacyModule from "../lib/legacy.cjs";\n\n/** Calls through a CommonJS file. */\nexport function legacy(): string {\n  return legacyModule.inner();\n}\n',
+  });
+  server.setScript(calls("legacy"));
+  const run = await spawnCli(["--schemas", schemas, "--no-stream", "legacy"], cliEnv(server.baseURL), dir).done;
+  expect(run.code).toBe(0);
+  expect(toolResults()).toEqual(["inner, through CommonJS"]);
   expect(readdirSync(path.join(dir, "node_modules", ".cache", "sigloop")).filter((name) => name.endsWith(".json"))).toHaveLength(1);
 });

@@ -25,14 +25,22 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, s
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-/** For each compiled tool file (an absolute path), the file URL of its module. */
-export type CompiledToolModules = ReadonlyMap<string, string>;
+export interface CompiledToolModules {
+  /** For each compiled tool file (an absolute path), the file URL of its module. */
+  modules: ReadonlyMap<string, string>;
+  /**
+   * The tools import local CommonJS files, which may `require` TypeScript: tsx's CommonJS hooks (no
+   * thread of their own) must be registered first, as they were when tsx loaded the tools.
+   */
+  commonJsLoader: boolean;
+}
 
 interface Manifest {
   /** Every file the bundle was made from, with its stamp. */
   inputs: Record<string, string>;
   /** Tool file → compiled module (absolute paths). */
   modules: Record<string, string>;
+  commonJsLoader: boolean;
 }
 
 const TYPESCRIPT_FILE = /\.[cm]?tsx?$/;
@@ -57,7 +65,9 @@ export async function compileToolModules(toolFiles: readonly string[]): Promise<
   const cached = freshManifest(manifestFile);
   try {
     const manifest = cached ?? (await bundle(entries, nodeModules, cacheDir, key, manifestFile));
-    return manifest === undefined ? undefined : new Map(Object.entries(manifest.modules).map(([file, module]) => [file, pathToFileURL(module).href]));
+    if (manifest === undefined) return undefined;
+    const modules = new Map(Object.entries(manifest.modules).map(([file, module]) => [file, pathToFileURL(module).href]));
+    return { modules, commonJsLoader: manifest.commonJsLoader };
   } catch {
     // esbuild missing, a file that does not parse, a cache that cannot be written: the loader takes over.
     return undefined;
@@ -78,6 +88,7 @@ function freshManifest(file: string): Manifest | undefined {
 
 async function bundle(entries: string[], nodeModules: string, cacheDir: string, key: string, manifestFile: string): Promise<Manifest | undefined> {
   const { build } = await import("esbuild");
+  let commonJsLoader = false;
   // esbuild names inputs and outputs relative to this folder.
   const base = path.dirname(nodeModules);
   const result = await build({
@@ -108,6 +119,7 @@ async function bundle(entries: string[], nodeModules: string, cacheDir: string, 
             const resolved = await builder.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: "resolving" });
             const commonJs = MODULE_SOURCE.test(resolved.path) && !TYPESCRIPT_FILE.test(resolved.path) && moduleKind(resolved.path) === "commonjs";
             if (resolved.errors.length > 0 || resolved.external || !commonJs) return undefined;
+            commonJsLoader = true;
             return { path: pathToFileURL(resolved.path).href, external: true };
           });
           builder.onLoad({ filter: MODULE_SOURCE }, (args) => ({ contents: withOwnLocation(readFileSync(args.path, "utf8"), args.path), loader: loaderFor(args.path) }));
@@ -143,7 +155,7 @@ async function bundle(entries: string[], nodeModules: string, cacheDir: string, 
   for (const [output, meta] of Object.entries(result.metafile.outputs)) {
     if (meta.entryPoint !== undefined) modules[path.resolve(base, meta.entryPoint)] = path.join(folder, path.basename(output));
   }
-  const manifest: Manifest = { inputs, modules };
+  const manifest: Manifest = { inputs, modules, commonJsLoader };
   const partialManifest = `${manifestFile}.${process.pid}.tmp`;
   writeFileSync(partialManifest, JSON.stringify(manifest));
   renameSync(partialManifest, manifestFile);

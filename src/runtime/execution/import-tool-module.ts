@@ -13,7 +13,8 @@ import { compileToolModules, type CompiledToolModules } from "./compiled-tool-mo
 
 const TYPESCRIPT_FILE = /\.[cm]?tsx?$/;
 
-let loaders: Promise<void> | undefined;
+let commonJsHooks: Promise<void> | undefined;
+let esModuleLoader: Promise<void> | undefined;
 const compilations = new Map<string, Promise<CompiledToolModules | undefined>>();
 
 /**
@@ -24,9 +25,13 @@ export async function importToolModule(url: string, toolFiles: readonly string[]
   const location = new URL(url);
   if (!typeScriptNeedsLoader || !TYPESCRIPT_FILE.test(location.pathname)) return import(url);
   const file = fileURLToPath(withoutQuery(url));
-  const compiled = (await compilationOf(toolFiles, location.search))?.get(file);
-  if (compiled !== undefined) return import(`${compiled}${location.search}`);
-  await (loaders ??= registerTypeScriptLoaders());
+  const compilation = await compilationOf(toolFiles, location.search);
+  const compiled = compilation?.modules.get(file);
+  if (compiled !== undefined) {
+    if (compilation?.commonJsLoader === true) await registerLoaders("commonjs");
+    return import(`${compiled}${location.search}`);
+  }
+  await registerLoaders("both");
   return import(url);
 }
 
@@ -52,13 +57,20 @@ function withoutQuery(url: string): URL {
   return location;
 }
 
-async function registerTypeScriptLoaders(): Promise<void> {
-  const [esm, cjs] = await Promise.all([import("tsx/esm/api"), import("tsx/cjs/api")]);
+/** tsx's loaders, each registered once per process: its CommonJS hooks alone, or with its ES module loader. */
+async function registerLoaders(which: "commonjs" | "both"): Promise<void> {
+  commonJsHooks ??= withSourceMapsKept(async () => (await import("tsx/cjs/api")).register());
+  if (which === "both") esModuleLoader ??= withSourceMapsKept(async () => (await import("tsx/esm/api")).register());
+  await Promise.all([commonJsHooks, esModuleLoader]);
+}
+
+/**
+ * tsx turns Node's source maps on, for stack traces that point into .ts files. sigloop never shows a
+ * stack trace, and with maps on Node reads the map file of every module loaded later (Ajv ships one per
+ * file, which makes its load about a fifth dearer): the process keeps the setting it had.
+ */
+async function withSourceMapsKept(register: () => Promise<unknown>): Promise<void> {
   const sourceMaps = process.sourceMapsEnabled;
-  esm.register();
-  cjs.register();
-  // tsx turns Node's source maps on, for stack traces that point into .ts files. sigloop never shows a
-  // stack trace, and with maps on Node reads the map file of every module loaded later (Ajv ships one per
-  // file, which makes its load about a fifth dearer): the process keeps the setting it had.
+  await register();
   process.setSourceMapsEnabled(sourceMaps);
 }

@@ -27,9 +27,9 @@ function write(dir: string, files: Files): void {
 }
 
 async function compiled(dir: string, names: string[]): Promise<string[]> {
-  const modules = await compileToolModules(names.map((name) => path.join(dir, name)));
-  if (modules === undefined) throw new Error("not compiled");
-  return names.map((name) => modules.get(path.join(dir, name))!);
+  const compilation = await compileToolModules(names.map((name) => path.join(dir, name)));
+  if (compilation === undefined) throw new Error("not compiled");
+  return names.map((name) => compilation.modules.get(path.join(dir, name))!);
 }
 
 const sharedCounter: Files = {
@@ -60,7 +60,7 @@ describe("compileToolModules", () => {
     expect(module.plain).toBe(`file://${path.join(dir, "tools/lib/plain.js")}`);
   });
 
-  it("imports packages from the project's node_modules and local JavaScript files from where they are", async () => {
+  it("imports packages from the project's node_modules and local CommonJS files from where they are, with tsx's CommonJS hooks", async () => {
     const dir = project({
       "node_modules/greeting/package.json": JSON.stringify({ name: "greeting", type: "module", exports: { import: "./esm.js", require: "./cjs.cjs" } }),
       "node_modules/greeting/esm.js": 'export const greeting = "hello from esm";\n',
@@ -70,6 +70,10 @@ describe("compileToolModules", () => {
     });
     const [url] = await compiled(dir, ["tools/greet.ts"]);
     expect(((await import(url!)) as { seen: string[] }).seen).toEqual(["hello from esm", path.join(dir, "tools")]);
+    // Such a file may require TypeScript, which tsx's CommonJS hooks load; tools without one need none.
+    expect((await compileToolModules([path.join(dir, "tools/greet.ts")]))?.commonJsLoader).toBe(true);
+    const plain = project(sharedCounter);
+    expect((await compileToolModules([path.join(plain, "tools/a.ts")]))?.commonJsLoader).toBe(false);
   });
 
   it("reuses the compiled modules until a file they were made from changes", async () => {
@@ -116,9 +120,9 @@ describe("compileToolModules", () => {
 
   it("compiles .mts tool files whatever the package's type, and leaves .cts ones to the loader", async () => {
     const dir = project({ "package.json": "{}", "tools/a.mts": "export const a = 1;\n", "tools/b.cts": "export const b = 2;\n" });
-    const modules = await compileToolModules([path.join(dir, "tools/a.mts"), path.join(dir, "tools/b.cts")]);
-    expect([...(modules?.keys() ?? [])]).toEqual([path.join(dir, "tools/a.mts")]);
-    expect(((await import(modules!.get(path.join(dir, "tools/a.mts"))!)) as { a: number }).a).toBe(1);
+    const compilation = await compileToolModules([path.join(dir, "tools/a.mts"), path.join(dir, "tools/b.cts")]);
+    expect([...(compilation?.modules.keys() ?? [])]).toEqual([path.join(dir, "tools/a.mts")]);
+    expect(((await import(compilation!.modules.get(path.join(dir, "tools/a.mts"))!)) as { a: number }).a).toBe(1);
     expect(readdirSync(path.join(dir, "node_modules/.cache/sigloop")).filter((name) => name.endsWith(".json"))).toHaveLength(1);
   });
 });
