@@ -16,9 +16,10 @@
  *
  * Where that would change what a tool sees, nothing is compiled and the caller falls back to a loader:
  * a TypeScript file Node runs as CommonJS (`.cts`, or `.ts` outside a `"type": "module"` package, where
- * `__dirname` and `require` exist), a module that resolves packages from another `node_modules` than the cache
- * folder, a file esbuild cannot parse (the loader then reports it as before), no `node_modules` above the
- * tools, or a cache that cannot be written.
+ * `__dirname` and `require` exist), a module that resolves packages from another `node_modules` than the
+ * cache folder, an `import()` of a computed path or `import.meta.resolve` (they would resolve from the
+ * cache folder), a file esbuild cannot parse (the loader then reports it as before), no `node_modules`
+ * above the tools, or a cache that cannot be written.
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -89,6 +90,7 @@ function freshManifest(file: string): Manifest | undefined {
 async function bundle(entries: string[], nodeModules: string, cacheDir: string, key: string, manifestFile: string): Promise<Manifest | undefined> {
   const { build } = await import("esbuild");
   let commonJsLoader = false;
+  let resolvesAtRunTime = false;
   // esbuild names inputs and outputs relative to this folder.
   const base = path.dirname(nodeModules);
   const result = await build({
@@ -122,7 +124,11 @@ async function bundle(entries: string[], nodeModules: string, cacheDir: string, 
             commonJsLoader = true;
             return { path: pathToFileURL(resolved.path).href, external: true };
           });
-          builder.onLoad({ filter: MODULE_SOURCE }, (args) => ({ contents: withOwnLocation(readFileSync(args.path, "utf8"), args.path), loader: loaderFor(args.path) }));
+          builder.onLoad({ filter: MODULE_SOURCE }, (args) => {
+            const source = readFileSync(args.path, "utf8");
+            if (RUN_TIME_RESOLUTION.test(source)) resolvesAtRunTime = true;
+            return { contents: withOwnLocation(source, args.path), loader: loaderFor(args.path) };
+          });
         },
       },
     ],
@@ -132,6 +138,8 @@ async function bundle(entries: string[], nodeModules: string, cacheDir: string, 
   // Compiled as an ES module, a file Node would run as CommonJS would lose `__dirname` and `require`; one
   // that resolves packages from a nearer `node_modules` would not find them from the cache folder.
   if (code.some((file) => moduleKind(file) !== "module" || nodeModulesAbove(path.dirname(file)) !== nodeModules)) return undefined;
+  // Resolved from the compiled module's folder, a path worked out at run time would miss.
+  if (resolvesAtRunTime) return undefined;
   const packageFiles = [...new Set(code.map((file) => packageFileOf(path.dirname(file))).filter((file) => file !== undefined))];
   const files = [thisFile, ...sources, ...packageFiles];
   const inputs = Object.fromEntries(files.map((file) => [file, stampOf(file)]));
@@ -171,6 +179,12 @@ function removeStaleBundles(cacheDir: string, key: string, current: string): voi
   }
 }
 
+/**
+ * Module resolution left to run time: an `import()` of anything but a literal (esbuild bundles a literal,
+ * and a template's files by their pattern), or `import.meta.resolve`. Comments and strings count too,
+ * which at worst sends a tool to the loader.
+ */
+const RUN_TIME_RESOLUTION = /\bimport\s*\(\s*[^\s"'`]|\bimport\.meta\.resolve\b/;
 const IMPORT_META_LOCATION = /\bimport\.meta\.(url|dirname|filename)\b/g;
 
 function loaderFor(file: string): "ts" | "tsx" | "js" | "jsx" {

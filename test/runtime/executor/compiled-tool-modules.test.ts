@@ -106,6 +106,11 @@ describe("compileToolModules", () => {
     const noNodeModules = realpathSync(mkdtempSync(path.join(tmpdir(), "sigloop-compiled-tools-")));
     write(noNodeModules, { "package.json": JSON.stringify({ type: "module" }), "tools/a.ts": "export const a = 1;\n" });
     const unwritableCache = project({ "node_modules/.cache": "a file where the cache folder would be", "tools/a.ts": "export const a = 1;\n" });
+    // Paths worked out at run time would be resolved from the cache folder.
+    const computedImport = project({
+      "tools/plugins.ts": "export async function load(name: string): Promise<unknown> {\n  const file = `./plugins/${name}.js`;\n  return import(file);\n}\n",
+    });
+    const metaResolve = project({ "tools/where.ts": 'export const helper = import.meta.resolve("./helper.js");\n' });
 
     const results = await Promise.all([
       compileToolModules([path.join(commonJs, "tools/old.ts")]),
@@ -114,8 +119,10 @@ describe("compileToolModules", () => {
       compileToolModules([path.join(unparsable, "tools/broken.ts")]),
       compileToolModules([path.join(noNodeModules, "tools/a.ts")]),
       compileToolModules([path.join(unwritableCache, "tools/a.ts")]),
+      compileToolModules([path.join(computedImport, "tools/plugins.ts")]),
+      compileToolModules([path.join(metaResolve, "tools/where.ts")]),
     ]);
-    expect(results).toEqual([undefined, undefined, undefined, undefined, undefined, undefined]);
+    expect(results).toEqual(Array.from({ length: 8 }, () => undefined));
   });
 
   it("compiles .mts tool files whatever the package's type, and leaves .cts ones to the loader", async () => {
