@@ -140,8 +140,10 @@ async function bundle(entries: string[], nodeModules: string, cacheDir: string, 
   if (code.some((file) => moduleKind(file) !== "module" || nodeModulesAbove(path.dirname(file)) !== nodeModules)) return undefined;
   // Resolved from the compiled module's folder, a path worked out at run time would miss.
   if (resolvesAtRunTime) return undefined;
-  const packageFiles = [...new Set(code.map((file) => packageFileOf(path.dirname(file))).filter((file) => file !== undefined))];
-  const files = [thisFile, ...sources, ...packageFiles];
+  // What decides how a file compiles besides its text: its package's module type, its tsconfig (paths,
+  // JSX, decorators).
+  const settings = code.flatMap((file) => [nearestFile(path.dirname(file), "package.json"), nearestFile(path.dirname(file), "tsconfig.json")]);
+  const files = [...new Set([thisFile, ...sources, ...settings.filter((file) => file !== undefined)])];
   const inputs = Object.fromEntries(files.map((file) => [file, stampOf(file)]));
 
   // Named by content, so a run never imports modules another run is replacing.
@@ -202,7 +204,7 @@ function withOwnLocation(source: string, file: string): string {
 function moduleKind(file: string): "module" | "commonjs" {
   if (/\.m[jt]sx?$/.test(file)) return "module";
   if (/\.c[jt]sx?$/.test(file)) return "commonjs";
-  const packageFile = packageFileOf(path.dirname(file));
+  const packageFile = nearestFile(path.dirname(file), "package.json");
   if (packageFile === undefined) return "commonjs";
   try {
     return (JSON.parse(readFileSync(packageFile, "utf8")) as { type?: unknown }).type === "module" ? "module" : "commonjs";
@@ -211,11 +213,11 @@ function moduleKind(file: string): "module" | "commonjs" {
   }
 }
 
-/** The package.json that decides a folder's module type, as Node looks for it. */
-function packageFileOf(dir: string): string | undefined {
+/** The nearest `name` (package.json, tsconfig.json) in `dir` or above, within its package as Node looks. */
+function nearestFile(dir: string, name: string): string | undefined {
   for (let current = dir; ; current = path.dirname(current)) {
     if (path.basename(current) === "node_modules") return undefined;
-    const file = path.join(current, "package.json");
+    const file = path.join(current, name);
     if (existsSync(file)) return file;
     if (path.dirname(current) === current) return undefined;
   }

@@ -90,6 +90,21 @@ describe("compileToolModules", () => {
     expect(((await import(edited!)) as { a: () => number }).a()).toBe(42);
   });
 
+  it("compiles again when the tsconfig.json that maps an import changes", async () => {
+    const paths = (target: string) => JSON.stringify({ compilerOptions: { paths: { "@answer": [target] } } });
+    const dir = project({
+      "tsconfig.json": paths("./lib/one.ts"),
+      "lib/one.ts": "export const answer = 1;\n",
+      "lib/two.ts": "export const answer = 2;\n",
+      "tools/ask.ts": 'export { answer } from "@answer";\n',
+    });
+    const [first] = await compiled(dir, ["tools/ask.ts"]);
+    expect(((await import(first!)) as { answer: number }).answer).toBe(1);
+    write(dir, { "tsconfig.json": paths("./lib/two.ts") });
+    const [second] = await compiled(dir, ["tools/ask.ts"]);
+    expect(((await import(second!)) as { answer: number }).answer).toBe(2);
+  });
+
   it("compiles nothing where a loader must import the tools", async () => {
     const commonJs = project({ "package.json": JSON.stringify({ type: "commonjs" }), "tools/old.ts": "export const folder = __dirname;\n" });
     const commonJsHelper = project({
