@@ -66,7 +66,7 @@ export async function compileToolModules(toolFiles: readonly string[]): Promise<
   const cached = freshManifest(manifestFile);
   try {
     const manifest = cached ?? (await bundle(entries, nodeModules, cacheDir, key, manifestFile));
-    if (manifest === undefined) return undefined;
+    if (manifest === undefined || Object.keys(manifest.modules).length === 0) return undefined;
     const modules = new Map(Object.entries(manifest.modules).map(([file, module]) => [file, pathToFileURL(module).href]));
     return { modules, commonJsLoader: manifest.commonJsLoader };
   } catch {
@@ -87,7 +87,8 @@ function freshManifest(file: string): Manifest | undefined {
   return Object.values(manifest.modules).every((module) => existsSync(module)) ? manifest : undefined;
 }
 
-async function bundle(entries: string[], nodeModules: string, cacheDir: string, key: string, manifestFile: string): Promise<Manifest | undefined> {
+/** Bundles the tools, or records that they must not be compiled (a manifest without modules). */
+async function bundle(entries: string[], nodeModules: string, cacheDir: string, key: string, manifestFile: string): Promise<Manifest> {
   const { build } = await import("esbuild");
   let commonJsLoader = false;
   let resolvesAtRunTime = false;
@@ -135,16 +136,17 @@ async function bundle(entries: string[], nodeModules: string, cacheDir: string, 
   });
   const sources = Object.keys(result.metafile.inputs).map((input) => path.resolve(base, input));
   const code = sources.filter((file) => MODULE_SOURCE.test(file));
-  // Compiled as an ES module, a file Node would run as CommonJS would lose `__dirname` and `require`; one
-  // that resolves packages from a nearer `node_modules` would not find them from the cache folder.
-  if (code.some((file) => moduleKind(file) !== "module" || nodeModulesAbove(path.dirname(file)) !== nodeModules)) return undefined;
-  // Resolved from the compiled module's folder, a path worked out at run time would miss.
-  if (resolvesAtRunTime) return undefined;
   // What decides how a file compiles besides its text: its package's module type, its tsconfig (paths,
   // JSX, decorators).
   const settings = code.flatMap((file) => [nearestFile(path.dirname(file), "package.json"), nearestFile(path.dirname(file), "tsconfig.json")]);
   const files = [...new Set([thisFile, ...sources, ...settings.filter((file) => file !== undefined)])];
   const inputs = Object.fromEntries(files.map((file) => [file, stampOf(file)]));
+  // Compiled as an ES module, a file Node would run as CommonJS would lose `__dirname` and `require`; one
+  // that resolves packages from a nearer `node_modules` would not find them from the cache folder; a path
+  // worked out at run time would be resolved from the cache folder. The refusal is kept like a bundle, so
+  // that later runs go to the loader without building again until a file changes.
+  const refused = resolvesAtRunTime || code.some((file) => moduleKind(file) !== "module" || nodeModulesAbove(path.dirname(file)) !== nodeModules);
+  if (refused) return written(manifestFile, { inputs, modules: {}, commonJsLoader: false });
 
   // Named by content, so a run never imports modules another run is replacing.
   const outputs = result.outputFiles;
@@ -165,11 +167,15 @@ async function bundle(entries: string[], nodeModules: string, cacheDir: string, 
   for (const [output, meta] of Object.entries(result.metafile.outputs)) {
     if (meta.entryPoint !== undefined) modules[path.resolve(base, meta.entryPoint)] = path.join(folder, path.basename(output));
   }
-  const manifest: Manifest = { inputs, modules, commonJsLoader };
-  const partialManifest = `${manifestFile}.${process.pid}.tmp`;
-  writeFileSync(partialManifest, JSON.stringify(manifest));
-  renameSync(partialManifest, manifestFile);
   removeStaleBundles(cacheDir, key, folder);
+  return written(manifestFile, { inputs, modules, commonJsLoader });
+}
+
+function written(manifestFile: string, manifest: Manifest): Manifest {
+  mkdirSync(path.dirname(manifestFile), { recursive: true });
+  const partial = `${manifestFile}.${process.pid}.tmp`;
+  writeFileSync(partial, JSON.stringify(manifest));
+  renameSync(partial, manifestFile);
   return manifest;
 }
 

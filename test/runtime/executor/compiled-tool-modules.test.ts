@@ -140,6 +140,19 @@ describe("compileToolModules", () => {
     expect(results).toEqual(Array.from({ length: 8 }, () => undefined));
   });
 
+  it("remembers that tools must go to the loader until one of their files changes, without building again", async () => {
+    const dir = project({ "tools/load.ts": "export async function load(file: string): Promise<unknown> {\n  return import(file);\n}\n" });
+    const tool = path.join(dir, "tools/load.ts");
+    expect(await compileToolModules([tool])).toBeUndefined();
+    const manifests = () => readdirSync(path.join(dir, "node_modules/.cache/sigloop")).filter((name) => name.endsWith(".json"));
+    const [manifest] = manifests();
+    const recordedAt = statSync(path.join(dir, "node_modules/.cache/sigloop", manifest!)).mtimeMs;
+    expect(await compileToolModules([tool])).toBeUndefined();
+    expect(statSync(path.join(dir, "node_modules/.cache/sigloop", manifest!)).mtimeMs).toBe(recordedAt);
+    write(dir, { "tools/load.ts": "export const load = 1;\n" });
+    expect((await compileToolModules([tool]))?.modules.has(tool)).toBe(true);
+  });
+
   it("compiles .mts tool files whatever the package's type, and leaves .cts ones to the loader", async () => {
     const dir = project({ "package.json": "{}", "tools/a.mts": "export const a = 1;\n", "tools/b.cts": "export const b = 2;\n" });
     const compilation = await compileToolModules([path.join(dir, "tools/a.mts"), path.join(dir, "tools/b.cts")]);
