@@ -17,9 +17,11 @@
  * server.requests[1]?.body.messages; // the history the server saw
  * await server.close();
  */
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type RequestListener, type ServerResponse } from "node:http";
+import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 import { contextLimitRefusal, type ContextLimit } from "./context-limit.js";
+import { openReplyBody, type ContentCoding } from "./reply-encoding.js";
 import { findViolations } from "./request-rules.js";
 
 /** One tool call the scripted model makes. */
@@ -127,6 +129,8 @@ export interface RecordedRequest {
   method: string;
   path: string;
   headers: IncomingHttpHeaders;
+  /** 0-based order of the connection the request came on: requests on one kept-alive connection share it. */
+  connection: number;
   /** The parsed JSON body (`undefined` if it was not JSON). */
   body: ChatRequestBody | undefined;
   rawBody: string;
@@ -166,10 +170,14 @@ export interface ScriptedServerOptions {
   onRequest?: (request: RecordedRequest) => void;
   /** A context window: longer requests get a provider's 400 "too long" refusal (src/scripted-server/context-limit.ts). */
   contextLimit?: ContextLimit;
+  /** Serve HTTPS with this key and certificate (PEM) instead of HTTP. */
+  tls?: { key: string; cert: string };
+  /** Compress good replies in this coding when the request accepts it, a stream event by event (reply-encoding.ts). */
+  compression?: ContentCoding;
 }
 
 export interface ScriptedServer {
-  /** `http://127.0.0.1:<port>/v1`, to pass as the SDK's `baseURL` / `OPENAI_BASE_URL`. */
+  /** `http://127.0.0.1:<port>/v1` (`https:` with `tls`), to pass as the SDK's `baseURL` / `OPENAI_BASE_URL`. */
   readonly baseURL: string;
   /** Every request received so far, in order of arrival. */
   readonly requests: readonly RecordedRequest[];
@@ -200,11 +208,23 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
     return step;
   };
 
-  const server = createServer((req, res) => {
+  const connections = new WeakMap<object, number>();
+  let connectionCount = 0;
+  const connectionOf = (req: IncomingMessage) => {
+    let connection = connections.get(req.socket);
+    if (connection === undefined) {
+      connection = connectionCount++;
+      connections.set(req.socket, connection);
+    }
+    return connection;
+  };
+
+  const handle: RequestListener = (req, res) => {
     res.on("error", () => undefined);
+    const connection = connectionOf(req);
     readBody(req)
       .then((rawBody) => {
-        const request = recordRequest(req, rawBody, requests, options);
+        const request = recordRequest(req, connection, rawBody, requests, options);
         options.onRequest?.(request);
         waiters.splice(0).forEach((wake) => wake());
         if (request.violations.length > 0) {
@@ -227,11 +247,12 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
           sendError(res, 400, `scripted server: no script step left for request #${request.index + 1}`, "invalid_request_error");
           return;
         }
-        playStep(step, request, req, res);
+        playStep(step, request, req, res, options.compression);
       })
       .catch(() => req.socket.destroy());
-  });
-  server.on("connection", (socket) => {
+  };
+  const server = options.tls ? createTlsServer(options.tls, handle) : createServer(handle);
+  server.on("connection", (socket: Socket) => {
     sockets.add(socket);
     socket.on("error", () => undefined);
     socket.on("close", () => sockets.delete(socket));
@@ -240,7 +261,7 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
   const { port } = server.address() as AddressInfo;
 
   return {
-    baseURL: `http://127.0.0.1:${port}/v1`,
+    baseURL: `${options.tls ? "https" : "http"}://127.0.0.1:${port}/v1`,
     requests,
     get remainingSteps() {
       return typeof script === "function" ? Infinity : script.length - nextStep;
@@ -312,6 +333,7 @@ function readBody(req: IncomingMessage): Promise<string> {
 
 function recordRequest(
   req: IncomingMessage,
+  connection: number,
   rawBody: string,
   requests: RecordedRequest[],
   options: ScriptedServerOptions,
@@ -336,7 +358,7 @@ function recordRequest(
     const toolsChange = toolsChangedWithinConversation(body, requests);
     if (toolsChange !== undefined) (options.rejectToolsChange ? violations : flags).push(toolsChange);
   }
-  const request: RecordedRequest = { index: requests.length, method: req.method ?? "", path, headers: req.headers, body, rawBody, violations, flags };
+  const request: RecordedRequest = { index: requests.length, method: req.method ?? "", path, headers: req.headers, connection, body, rawBody, violations, flags };
   requests.push(request);
   return request;
 }
@@ -374,9 +396,9 @@ function checkAccess(req: IncomingMessage, request: RecordedRequest, options: Sc
   return undefined;
 }
 
-function playStep(step: ScriptStep, request: RecordedRequest, req: IncomingMessage, res: ServerResponse): void {
+function playStep(step: ScriptStep, request: RecordedRequest, req: IncomingMessage, res: ServerResponse, compression: ContentCoding | undefined): void {
   if (!("fault" in step)) {
-    const send = () => sendReply(step, request, res);
+    const send = () => sendReply(step, request, res, compression);
     if (step.delayMs) setTimeout(send, step.delayMs);
     else send();
     return;
@@ -415,15 +437,15 @@ function wantsUsage(request: RecordedRequest): boolean {
   return isRecord(streamOptions) && streamOptions.include_usage === true;
 }
 
-function sendReply(step: ReplyStep, request: RecordedRequest, res: ServerResponse): void {
+function sendReply(step: ReplyStep, request: RecordedRequest, res: ServerResponse, compression: ContentCoding | undefined): void {
+  const acceptEncoding = request.headers["accept-encoding"];
   if (wantsStream(request)) {
-    startSse(res);
-    for (const event of replyEvents(step, request)) res.write(event);
-    res.end();
+    const body = openReplyBody(res, { headers: SSE_HEADERS, stream: true }, compression, acceptEncoding);
+    for (const event of replyEvents(step, request)) body.write(event);
+    body.end();
     return;
   }
-  res.writeHead(200, { "content-type": "application/json" });
-  res.end(JSON.stringify(completionBody(step, request)));
+  openReplyBody(res, { headers: { "content-type": "application/json" }, stream: false }, compression, acceptEncoding).end(JSON.stringify(completionBody(step, request)));
 }
 
 function playBrokenResponse(step: BrokenResponseFault, request: RecordedRequest, req: IncomingMessage, res: ServerResponse): void {
@@ -511,8 +533,10 @@ function resetSocket(socket: Socket): void {
   else socket.destroy();
 }
 
+const SSE_HEADERS = { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" };
+
 function startSse(res: ServerResponse): void {
-  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+  res.writeHead(200, SSE_HEADERS);
   res.flushHeaders();
 }
 

@@ -2,6 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, expect, test } from "vitest";
 import { onceRequestSent } from "../../src/cli/after-request-sent.js";
+import { nodeHttpFetch } from "../../src/runtime/model/node-http-fetch.js";
 
 let server: Server | undefined;
 afterEach(() => server?.close());
@@ -22,7 +23,10 @@ async function listen(): Promise<{ url: string; received: string[] }> {
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
-test("the work waiting for the first request runs once that request's body is sent, and only once", async () => {
+test.each([
+  ["the model client's transport", nodeHttpFetch],
+  ["Node's fetch (redirects)", fetch],
+])("the work waiting for the first request runs once that request's body is sent by %s, and only once", async (_, fetch) => {
   const { url, received } = await listen();
   const runs: string[][] = [];
   onceRequestSent(() => runs.push([...received]));

@@ -99,7 +99,9 @@ function classify(error: unknown, context: FailureContext): ModelRequestErrorIni
     return {
       kind: "connection",
       message: `${neverConnected ? "could not connect to" : "the connection to"} ${url}${neverConnected ? ":" : " failed before a response:"} ${cause}${tries}`,
-      hint: "Check that the server is running and that OPENAI_BASE_URL points at its API root (e.g. http://localhost:8080/v1).",
+      hint: cause.startsWith("its TLS certificate")
+        ? "If the endpoint's certificate is signed by your own CA, point NODE_EXTRA_CA_CERTS at that CA's PEM file."
+        : "Check that the server is running and that OPENAI_BASE_URL points at its API root (e.g. http://localhost:8080/v1).",
       retryable: true,
     };
   }
@@ -202,6 +204,9 @@ function apiMessageOf(error: APIError): string {
   return oneLine(text) || "(no message)";
 }
 
+/** OpenSSL's verification failures as Node reports them, e.g. `SELF_SIGNED_CERT_IN_CHAIN`, `UNABLE_TO_GET_ISSUER_CERT_LOCALLY`. */
+const UNTRUSTED_CERTIFICATE = /CERT|UNABLE_TO_VERIFY|SELF_SIGNED/;
+
 function causeText(error: Error): string {
   const seen = new Set<unknown>();
   let current: unknown = error.cause;
@@ -211,6 +216,7 @@ function causeText(error: Error): string {
     if (code === "ECONNREFUSED") return "connection refused";
     if (code === "ECONNRESET" || code === "UND_ERR_SOCKET") return "connection reset";
     if (code === "ENOTFOUND") return "host not found";
+    if (typeof code === "string" && UNTRUSTED_CERTIFICATE.test(code)) return `its TLS certificate is not trusted (${code})`;
     if (typeof code === "string") return code;
     current = current.cause;
   }

@@ -1,8 +1,8 @@
 /**
- * The `fetch` the SDK is given. It adds what the SDK lacks, per model request: bounds on the response body
- * (the SDK's `timeout` stops at the headers, so a body that stalls, never ends or grows without end would
- * hold the request forever): an idle timeout, a total time from the headers to the end, and a size in
- * bytes; and a report of each retry the SDK is about to make (the SDK retries silently). The request a
+ * The `fetch` the SDK is given: the transport of node-http-fetch.ts, plus what the SDK lacks, per model
+ * request: bounds on the response body (the SDK's `timeout` stops at the headers, so a body that stalls,
+ * never ends or grows without end would hold the request forever): an idle timeout, a total time from the
+ * headers to the end, and a size in bytes; and a report of each retry the SDK is about to make (the SDK retries silently). The request a
  * fetch belongs to rides along in the request's `fetchOptions` under a symbol (`watchedFetchOptions`): the
  * SDK spreads them into the `RequestInit` of every attempt, its retries included, and `fetch` ignores keys it
  * does not know. An AsyncLocalStorage around the request found it too, but cost about a tenth of each
@@ -10,6 +10,7 @@
  * docs/tool-execution.md).
  */
 import type { ClientOptions } from "openai";
+import { bodyReader, nodeHttpFetch, textOf } from "./node-http-fetch.js";
 
 /** What one `chat.completions.create` call's HTTP attempts learned. */
 export interface RequestWatch {
@@ -82,7 +83,7 @@ export function newRequestWatch(userSignal: AbortSignal): RequestWatch {
 export function createWatchedFetch(options: WatchedFetchOptions): typeof fetch {
   return async (input, init) => {
     const watch = watchOf(init);
-    if (watch === undefined) return fetch(input, init);
+    if (watch === undefined) return nodeHttpFetch(input, init);
     watch.attempts += 1;
     watch.responded = false;
     const willRetry = () => !watch.userSignal.aborted && watch.attempts <= options.maxRetries;
@@ -90,7 +91,7 @@ export function createWatchedFetch(options: WatchedFetchOptions): typeof fetch {
 
     let response: Response;
     try {
-      response = await fetch(input, init);
+      response = await nodeHttpFetch(input, init);
     } catch (error) {
       if (willRetry()) {
         const timedOut = init?.signal?.aborted === true;
@@ -140,8 +141,8 @@ function withHeader(response: Response, name: string, value: string): Response {
  */
 function withBodyLimits(response: Response, limits: BodyLimits, watch: RequestWatch): Response {
   const body = response.body;
-  if (body === null) return response;
-  const reader = body.getReader();
+  const reader = bodyReader(response);
+  if (body === null || reader === undefined) return response;
   // A chunk only notes its time: one idle timer per response, re-armed for the rest of the silence when it
   // fires early, costs less than clearing and setting a timer on every chunk.
   let lastChunkAt = performance.now();
@@ -184,7 +185,8 @@ function withBodyLimits(response: Response, limits: BodyLimits, watch: RequestWa
       next = await reader.read();
     } catch (error) {
       stop();
-      throw error;
+      // A Node stream cancelled by a bound fails its pending read as "premature close": the bound is the cause.
+      throw watch.cut !== undefined ? cutShort() : error;
     }
     // A cancelled body ends quietly; it must not pass for a complete one.
     if (watch.cut !== undefined) throw cutShort();
@@ -212,11 +214,7 @@ function withBodyLimits(response: Response, limits: BodyLimits, watch: RequestWa
       return this;
     },
   };
-  const text = async (): Promise<string> => {
-    const parts: Uint8Array[] = [];
-    for (let next = await read(); !next.done; next = await read()) parts.push(next.value);
-    return new TextDecoder().decode(Buffer.concat(parts));
-  };
+  const text = () => textOf(read);
   Object.defineProperty(body, Symbol.asyncIterator, { value: () => chunks });
   Object.defineProperties(response, {
     text: { value: text },

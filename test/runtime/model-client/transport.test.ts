@@ -1,0 +1,117 @@
+/**
+ * What the model client's own HTTP transport (node-http-fetch.ts) must carry as `fetch` did: compressed
+ * replies, kept-alive connections, redirects and HTTPS, all through the real SDK and a real server.
+ */
+import { readFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startScriptedServer, type ScriptedServer } from "../../../src/scripted-server/scripted-server.js";
+import type { ContentCoding } from "../../../src/scripted-server/reply-encoding.js";
+import { cliEnv, spawnCli, tempDir, writeFixtureSchemas } from "../../cli/support.js";
+import { API_KEY, requestTurn } from "./harness.js";
+
+const tlsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../fixtures/tls");
+const tls = { key: readFileSync(path.join(tlsDir, "key.pem"), "utf8"), cert: readFileSync(path.join(tlsDir, "cert.pem"), "utf8") };
+
+const TOOL_CALL = { toolCalls: [{ id: "call_1", name: "add", arguments: '{"a":1,"b":2}' }] };
+
+async function withServer<T>(options: Partial<Parameters<typeof startScriptedServer>[0]>, use: (server: ScriptedServer) => Promise<T>): Promise<T> {
+  const server = await startScriptedServer({ script: [], apiKey: API_KEY, ...options });
+  try {
+    return await use(server);
+  } finally {
+    await server.close();
+  }
+}
+
+describe.each([true, false])("stream %s", (stream) => {
+  it.each<ContentCoding>(["gzip", "deflate", "br"])("asks for %s and decodes a reply sent in it", async (coding) => {
+    await withServer({ compression: coding }, async (server) => {
+      const call = await requestTurn(server, [TOOL_CALL], stream);
+      expect(server.requests[0]?.headers["accept-encoding"]).toContain(coding);
+      expect(call.turn?.message).toMatchObject({ tool_calls: [{ id: "call_1", type: "function", function: { name: "add", arguments: '{"a":1,"b":2}' } }] });
+      const answer = await requestTurn(server, [{ content: "três, 3 ✓" }], stream);
+      expect(answer.turn?.message.content).toBe("três, 3 ✓");
+      expect(answer.retries).toEqual([]);
+    });
+  });
+
+  it("sends consecutive requests over one kept-alive connection", async () => {
+    await withServer({}, async (server) => {
+      for (let i = 0; i < 5; i += 1) await requestTurn(server, [{ content: `answer ${i}` }], stream);
+      expect(server.requests.map((request) => request.connection)).toEqual(Array(5).fill(server.requests[0]?.connection));
+    });
+  });
+
+  it.each([307, 308])("follows a %i redirect to another origin, the request sent again whole but without the key", async (status) => {
+    await withServer({ apiKey: undefined }, async (server) => {
+      const redirect = await redirectingServer(status, server.baseURL);
+      try {
+        const run = await requestTurn(server, [{ content: "redirected fine" }], stream, { options: { baseURL: redirect.baseURL } });
+        expect(run.turn?.message.content).toBe("redirected fine");
+        expect(server.requests).toHaveLength(1);
+        expect(server.requests[0]?.headers.authorization).toBeUndefined();
+        expect(server.requests[0]?.body?.messages).toEqual([
+          { role: "system", content: "sys" },
+          { role: "user", content: "add 1 and 2" },
+        ]);
+      } finally {
+        redirect.server.close();
+        redirect.server.closeAllConnections();
+      }
+    });
+  });
+
+  it("an endpoint whose certificate is not trusted: a connection error that names the reason", async () => {
+    await withServer({ tls }, async (server) => {
+      const run = await requestTurn(server, [{ content: "never" }], stream, { options: { maxRetries: 0 } });
+      expect(server.requests).toHaveLength(0);
+      expect(run.error?.kind).toBe("connection");
+      expect(run.error?.message).toBe(`could not connect to ${server.baseURL}: its TLS certificate is not trusted (DEPTH_ZERO_SELF_SIGNED_CERT)`);
+      expect(run.error?.hint).toBe("If the endpoint's certificate is signed by your own CA, point NODE_EXTRA_CA_CERTS at that CA's PEM file.");
+    });
+  });
+});
+
+it("decodes a compressed stream however its events are split, whatever the content", async () => {
+  await withServer({ compression: "gzip" }, async (server) => {
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: "grapheme", minLength: 1, maxLength: 60 }), fc.integer({ min: 1, max: 7 }), async (content, chunkSize) => {
+        const run = await requestTurn(server, [{ content, stream: { chunkSize } }], true);
+        expect(run.turn?.message.content).toBe(content);
+      }),
+      { numRuns: 40 },
+    );
+  });
+});
+
+describe("HTTPS", () => {
+  let server: ScriptedServer;
+  beforeAll(async () => {
+    server = await startScriptedServer({ script: [], tls });
+  });
+  afterAll(() => server.close());
+
+  it("the agent reaches an endpoint whose certificate the process trusts (NODE_EXTRA_CA_CERTS)", async () => {
+    server.setScript([{ content: "over TLS" }]);
+    const dir = tempDir();
+    const run = await spawnCli(["--schemas", writeFixtureSchemas(dir), "hello"], cliEnv(server.baseURL, { NODE_EXTRA_CA_CERTS: path.join(tlsDir, "cert.pem") })).done;
+    expect(run.stdout).toBe("over TLS\n");
+    expect(run.code).toBe(0);
+    expect(server.requests).toHaveLength(1);
+  });
+});
+
+async function redirectingServer(status: number, target: string): Promise<{ server: Server; baseURL: string }> {
+  const server = createServer((req, res) => {
+    req.resume();
+    res.writeHead(status, { location: `${target}${(req.url ?? "").replace(/^\/v1/, "")}` });
+    res.end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { server, baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1` };
+}
