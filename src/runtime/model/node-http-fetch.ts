@@ -11,8 +11,9 @@
  *
  * It carries what the SDK sends: an http(s) URL with a string body or none, and an abort signal. The
  * body is decoded as `fetch` decodes it (gzip, deflate, br, asked for unless the caller chose an
- * `accept-encoding`). Anything else, a body of another kind or a redirect, goes to the global `fetch`
- * unchanged, so those behave exactly as before (a redirect is followed there: the request is sent again).
+ * `accept-encoding`). Anything else (a body of another kind, options only `fetch` knows, a redirect)
+ * goes to the global `fetch` unchanged, so it behaves exactly as before (a redirect is followed there:
+ * the request is sent again).
  */
 import { channel } from "node:diagnostics_channel";
 import http, { type IncomingMessage } from "node:http";
@@ -38,6 +39,13 @@ const agents = {
 export const REQUEST_SENT_CHANNEL = "sigloop:request:bodySent";
 const requestSent = channel(REQUEST_SENT_CHANNEL);
 
+/**
+ * The `RequestInit` keys this transport honours. Others are a program's own `fetchOptions` (an undici
+ * `dispatcher` for a proxy, say) that only the global `fetch` understands: such a request goes there.
+ * Symbol keys (watched-fetch.ts's) are not options.
+ */
+const CARRIED_OPTIONS = new Set(["method", "headers", "body", "signal"]);
+
 /** Statuses whose response has no body (Fetch's "null body status"). */
 const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 
@@ -45,9 +53,8 @@ const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 export const nodeHttpFetch: typeof fetch = (input, init = {}) => {
   const url = typeof input === "string" ? parsedURL(input) : input instanceof URL ? input : undefined;
   const body = init.body;
-  if (url === undefined || !(url.protocol === "http:" || url.protocol === "https:") || (body !== undefined && body !== null && typeof body !== "string")) {
-    return fetch(input, init);
-  }
+  const carried = url !== undefined && (url.protocol === "http:" || url.protocol === "https:") && (body === undefined || body === null || typeof body === "string");
+  if (!carried || !Object.keys(init).every((key) => CARRIED_OPTIONS.has(key))) return fetch(input, init);
   return new Promise<Response>((resolve, reject) => {
     const signal = init.signal ?? undefined;
     if (signal?.aborted) {

@@ -1,6 +1,6 @@
 /** A program that already has an `openai` client hands it over; the requester keeps its identity and adds its own reliability. */
-import OpenAI from "openai";
-import { expect, it } from "vitest";
+import OpenAI, { type ClientOptions } from "openai";
+import { expect, it, vi } from "vitest";
 import { createTurnRequester, type RetryInfo } from "../../../src/runtime/model/model-client.js";
 import { ModelRequestError } from "../../../src/runtime/model/model-errors.js";
 import { API_KEY, PROMPT, TOOLS, useScriptedServer } from "./harness.js";
@@ -30,4 +30,24 @@ it("scrubs the client's key from errors as it does a key it was given", async ()
   expect(error).toBeInstanceOf(ModelRequestError);
   expect((error as ModelRequestError).status).toBe(401);
   expect((error as ModelRequestError).message).not.toContain(API_KEY.slice(-8));
+});
+
+it("a client whose fetchOptions only the global fetch knows (an undici dispatcher for a proxy) has its requests sent by the global fetch, options included", async () => {
+  const dispatcher = { marker: "the program's proxy agent" };
+  const globalFetch = globalThis.fetch;
+  const seen: unknown[] = [];
+  const spy = vi.spyOn(globalThis, "fetch").mockImplementation((input, init) => {
+    const { dispatcher: given, ...rest } = init as RequestInit & { dispatcher?: unknown };
+    seen.push(given);
+    return globalFetch(input, rest);
+  });
+  try {
+    const client = new OpenAI({ apiKey: API_KEY, baseURL: ctx.server.baseURL, fetchOptions: { dispatcher } as unknown as ClientOptions["fetchOptions"] });
+    ctx.server.setScript([{ content: "through the proxy" }]);
+    const turn = await createTurnRequester({ client })({ model: "test-model", messages: PROMPT, tools: TOOLS, stream: true, signal: new AbortController().signal });
+    expect(turn.message).toEqual({ role: "assistant", content: "through the proxy" });
+    expect(seen).toEqual([dispatcher]);
+  } finally {
+    spy.mockRestore();
+  }
 });

@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startScriptedServer, type ScriptedServer } from "../../../src/scripted-server/scripted-server.js";
 import type { ContentCoding } from "../../../src/scripted-server/reply-encoding.js";
 import { cliEnv, spawnCli, tempDir, writeFixtureSchemas } from "../../cli/support.js";
@@ -38,6 +38,19 @@ describe.each([true, false])("stream %s", (stream) => {
       expect(answer.turn?.message.content).toBe("três, 3 ✓");
       expect(answer.retries).toEqual([]);
     });
+  });
+
+  it("sends the SDK's requests itself, never through the global fetch", async () => {
+    const spy = vi.spyOn(globalThis, "fetch");
+    try {
+      await withServer({}, async (server) => {
+        const run = await requestTurn(server, [TOOL_CALL], stream);
+        expect(run.turn?.message).toMatchObject({ tool_calls: [{ id: "call_1" }] });
+      });
+      expect(spy).not.toHaveBeenCalled();
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it("sends consecutive requests over one kept-alive connection", async () => {
