@@ -81,7 +81,7 @@ export const nodeHttpFetch: typeof fetch = (input, init = {}) => {
       reject(error);
     });
     request.on("response", (response) => {
-      if (isRedirect(response) && init.redirect !== "manual") {
+      if (isRedirect(response)) {
         settled();
         response.resume();
         resolve(fetch(input, init));
