@@ -59,4 +59,10 @@ describe("requireWithCodeCache", () => {
     expect(loadInFreshProcess(file)).toBe("43 42 edited");
     expect(cacheFiles()).toHaveLength(1);
   });
+
+  it("gives the module its exact text: a function's source and the line an error names", () => {
+    writeFileSync(file, 'exports.double = (x) => x * 2;\nexports.answer = String(exports.double);\nexports.sibling = new Error().stack.split("\\n")[1].replace(/^.*:(\\d+):\\d+\\)?$/, "line $1");\n');
+    expect(loadInFreshProcess(file)).toBe("(x) => x * 2 42 line 3");
+    expect(loadInFreshProcess(file)).toBe("(x) => x * 2 42 line 3");
+  });
 });
