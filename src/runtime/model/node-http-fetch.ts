@@ -210,6 +210,7 @@ function responseOf(response: IncomingMessage, body: Readable): Response {
     body.resume();
     return result;
   }
+  closedOnReturn(body);
   const text = () => textOf(nodeStreamReader(body).read);
   // Configurable, so that a wrapper (watched-fetch.ts) can put its own reads in their place.
   Object.defineProperties(result, {
@@ -218,4 +219,26 @@ function responseOf(response: IncomingMessage, body: Readable): Response {
     json: { value: async (): Promise<unknown> => JSON.parse(await text()), configurable: true },
   });
   return result;
+}
+
+/**
+ * The SDK drops a body it will not read (a status it retries) by calling its iterator's `return()`, which
+ * does nothing on a Node stream's iterator not yet started: the body would hold its connection open, and the
+ * process alive, until the server closed it. Here `return()` closes the body first, as cancelling `fetch`'s does.
+ */
+function closedOnReturn(body: Readable): void {
+  // Node makes a stream's iterator with an async generator, whose `return` always exists.
+  const iterate = body[Symbol.asyncIterator].bind(body) as () => AsyncGenerator<unknown, undefined>;
+  Object.defineProperty(body, Symbol.asyncIterator, {
+    configurable: true,
+    value: () => {
+      const chunks = iterate();
+      const finish = chunks.return.bind(chunks);
+      chunks.return = (value) => {
+        body.destroy();
+        return finish(value);
+      };
+      return chunks;
+    },
+  });
 }

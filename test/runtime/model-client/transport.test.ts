@@ -4,8 +4,10 @@
  */
 import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { once } from "node:events";
+import type { AddressInfo, Socket } from "node:net";
 import path from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -100,6 +102,43 @@ it("decodes a compressed stream however its events are split, whatever the conte
       { numRuns: 40 },
     );
   });
+});
+
+it("closes the connection of a reply the SDK retries at once, rather than leaving it open (and the process alive) until the server drops it", async () => {
+  const connections: Socket[] = [];
+  const server = createServer((req, res) => {
+    req.resume();
+    if (connections.length === 1 && req.socket === connections[0]) {
+      res.writeHead(503, { "content-type": "application/json", "retry-after-ms": "1" });
+      res.end(JSON.stringify({ error: { message: "busy" } }));
+      return;
+    }
+    const message = { role: "assistant", content: "after a retry" };
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ id: "c1", object: "chat.completion", created: 1, model: "m", choices: [{ index: 0, message, finish_reason: "stop" }] }));
+  });
+  // As long-lived as nginx's 75 s: only the client can close the connection within the test.
+  server.keepAliveTimeout = 75_000;
+  const closes: Array<Promise<unknown>> = [];
+  server.on("connection", (socket: Socket) => {
+    connections.push(socket);
+    closes.push(once(socket, "close"));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  try {
+    const pretend = { baseURL, requests: [], setScript: () => undefined } as unknown as ScriptedServer;
+    const run = await requestTurn(pretend, [], false, { options: { baseURL } });
+    expect(run.turn?.message.content).toBe("after a retry");
+    expect(run.retries).toMatchObject([{ by: "sdk", kind: "http", status: 503 }]);
+    expect(connections).toHaveLength(2);
+    const closedSoon = await Promise.race([closes[0]?.then(() => true), delay(5_000).then(() => false)]);
+    expect(closedSoon).toBe(true);
+    expect(connections[1]?.destroyed).toBe(false);
+  } finally {
+    server.close();
+    server.closeAllConnections();
+  }
 });
 
 describe("HTTPS", () => {
