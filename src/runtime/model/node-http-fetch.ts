@@ -10,15 +10,15 @@
  * bytes (async-iterable, as the SDK iterates bodies) and whose `text()` and `json()` read that stream.
  *
  * It carries what the SDK sends: an http(s) URL with a string body or none, and an abort signal. The
- * body is decoded as `fetch` decodes it (gzip, deflate, br, asked for unless the caller chose an
- * `accept-encoding`). Anything else (a body of another kind, options only `fetch` knows, a redirect)
+ * body is decoded as `fetch` decodes it (gzip and br, asked for unless the caller chose an
+ * `accept-encoding`, and zlib-format deflate; stacked codings too). Anything else (a body of another kind, options only `fetch` knows, a redirect)
  * goes to the global `fetch` unchanged, so it behaves exactly as before (a redirect is followed there:
  * the request is sent again).
  */
 import { channel } from "node:diagnostics_channel";
 import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
-import { pipeline, type Readable } from "node:stream";
+import { pipeline, type Readable, type Transform } from "node:stream";
 import zlib from "node:zlib";
 
 /**
@@ -170,7 +170,8 @@ function requestHeaders(given: RequestInit["headers"], payload: Buffer | undefin
   (given instanceof Headers ? given : new Headers(given)).forEach((value, name) => {
     headers[name] = value;
   });
-  headers["accept-encoding"] ??= "gzip, deflate, br";
+  // Not `deflate`, which servers send in two formats (DECODERS): asked for gzip and br, they use those.
+  headers["accept-encoding"] ??= "gzip, br";
   if (payload !== undefined) headers["content-length"] = String(payload.length);
   return headers;
 }
@@ -180,25 +181,34 @@ function isRedirect(response: IncomingMessage): boolean {
   return status >= 300 && status < 400 && status !== 304 && response.headers.location !== undefined;
 }
 
-/** The body as `fetch` would hand it on: decoded when it came compressed in a coding `fetch` knows. */
+/** The body as `fetch` would hand it on: decoded when it came compressed in codings `fetch` knows. */
 function decodedBody(response: IncomingMessage): Readable {
   // An error of a body nobody reads must not become an uncaught 'error' event.
   response.on("error", () => undefined);
-  const coding = response.headers["content-encoding"]?.trim().toLowerCase();
-  // Lenient like `fetch`: a compressed body cut at a flush point still yields what it had.
-  const flush = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
-  const decoder =
-    coding === "gzip" || coding === "x-gzip"
-      ? zlib.createGunzip(flush)
-      : coding === "deflate"
-        ? zlib.createInflate(flush)
-        : coding === "br"
-          ? zlib.createBrotliDecompress()
-          : undefined;
-  if (decoder === undefined) return response;
-  decoder.on("error", () => undefined);
-  return pipeline(response, decoder, () => undefined);
+  // Listed in the order they were applied, so undone from the last; one unknown and the body stays as sent.
+  const codings = (response.headers["content-encoding"] ?? "")
+    .split(",")
+    .map((coding) => coding.trim().toLowerCase())
+    .filter((coding) => coding !== "" && coding !== "identity");
+  if (codings.length === 0 || !codings.every((coding) => Object.hasOwn(DECODERS, coding))) return response;
+  const decoders = codings.reverse().map((coding) => DECODERS[coding]!());
+  for (const decoder of decoders) decoder.on("error", () => undefined);
+  return pipeline([response, ...decoders], () => undefined) as unknown as Readable;
 }
+
+/** Lenient like `fetch`: a compressed body cut at a flush point still yields what it had. */
+const FLUSH = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
+
+/**
+ * The codings decoded. `deflate` is not asked for (see `requestHeaders`): servers send it both as the zlib
+ * format it names and as bare deflate data, and only the first is decoded here.
+ */
+const DECODERS: Record<string, () => Transform> = {
+  gzip: () => zlib.createGunzip(FLUSH),
+  "x-gzip": () => zlib.createGunzip(FLUSH),
+  deflate: () => zlib.createInflate(FLUSH),
+  br: () => zlib.createBrotliDecompress(),
+};
 
 function responseOf(response: IncomingMessage, body: Readable): Response {
   const status = response.statusCode ?? 0;
