@@ -2,10 +2,10 @@
  * The `fetch` the SDK is given: the transport of node-http-fetch.ts, plus what the SDK lacks, per model
  * request: bounds on the response body (the SDK's `timeout` stops at the headers, so a body that stalls,
  * never ends or grows without end would hold the request forever): an idle timeout, a total time from the
- * headers to the end, and a size in bytes; and a report of each retry the SDK is about to make (the SDK retries silently). The request a
- * fetch belongs to rides along in the request's `fetchOptions` under a symbol (`watchedFetchOptions`): the
- * SDK spreads them into the `RequestInit` of every attempt, its retries included, and `fetch` ignores keys it
- * does not know. An AsyncLocalStorage around the request found it too, but cost about a tenth of each
+ * headers to the end, and a size in bytes; and a report of each retry the SDK is about to make (the SDK
+ * retries silently). The request a fetch belongs to rides along in the request's `fetchOptions` under a
+ * symbol (`watchedFetchOptions`): the SDK spreads them into the `RequestInit` of every attempt, its retries
+ * included, and a `fetch` ignores keys it does not know (the transport's option rule skips symbols). An AsyncLocalStorage around the request found it too, but cost about a tenth of each
  * turn: every promise the SDK and `fetch` make inside it pays for the context (measured in
  * docs/tool-execution.md).
  */
