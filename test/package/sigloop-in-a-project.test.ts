@@ -127,7 +127,7 @@ describe("the tarball", () => {
     expect(readFileSync(path.join(repoRoot, "LICENSE"), "utf8")).toMatch(/^MIT License/);
     const manifest = JSON.parse(readFileSync(path.join(repoRoot, "package.json"), "utf8")) as Record<string, unknown>;
     expect(manifest.private).toBeUndefined();
-    expect(manifest.engines).toEqual({ node: ">=20.12" });
+    expect(manifest.engines).toEqual({ node: ">=22.19" });
     expect(manifest.bin).toEqual({ sigloop: "dist/src/bin/sigloop.js" });
   }, SLOW);
 });
@@ -363,7 +363,7 @@ export function double(n: number): number {
     }
   }, SLOW);
 
-  it("require('sigloop') (Node 20.19 and later) and import('sigloop') (any supported Node) from CommonJS", async () => {
+  it("require('sigloop') and import('sigloop') from CommonJS", async () => {
     writeFiles(project, {
       "app.cjs": `const [major, minor] = process.versions.node.split(".").map(Number);
 const required = major > 20 || (major === 20 && minor >= 19) ? typeof require("sigloop").createAgent : "function";

@@ -115,7 +115,8 @@ export function createTurnRequester(options: TurnRequesterOptions): TurnRequeste
   const client = options.client
     ? options.client.withOptions(clientOptions)
     : new OpenAI({ apiKey: options.apiKey, ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}), ...clientOptions });
-  const apiKey = client.apiKey;
+  // The SDK types it nullable (a key may come from a function): no key means nothing to mask.
+  const apiKey = client.apiKey ?? "";
   const baseURL = displayURL(client.baseURL);
 
   return async (request) => {
