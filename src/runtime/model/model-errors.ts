@@ -6,6 +6,7 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import { isContextLengthRefusal } from "../compaction/context-length-refusal.js";
 import { scrubSecret } from "./key-mask.js";
+import { transportRefusalIn } from "./transport-refusal.js";
 import { MAX_RETRY_DELAY_MS, requestedDelayMs, type BodyCut } from "./watched-fetch.js";
 
 // Where callers have always found it; the rule itself is key-mask.ts's.
@@ -94,6 +95,8 @@ function classify(error: unknown, context: FailureContext): ModelRequestErrorIni
     };
   }
   if (error instanceof APIConnectionError) {
+    const refusal = transportRefusalIn(error);
+    if (refusal !== undefined) return { kind: "connection", message: `could not reach ${url} ${refusal.reason}${tries}`, hint: refusal.hint, retryable: true };
     const cause = causeText(error);
     const neverConnected = cause !== "connection reset";
     return {

@@ -1,25 +1,27 @@
 /**
- * The transport under the model client: a `fetch` for the SDK's requests, over `node:http` /
- * `node:https` with kept-alive connections, and a reader for the body of any `Response`.
+ * The transport under the model client: a `fetch` for the SDK's requests, sent through undici's dispatcher
+ * API (the engine of Node's own `fetch`, without its WHATWG layer), and a reader for the body of any
+ * `Response`. Any SDK that takes a `fetch` can be given `nodeHttpFetch` and share its connections and proxies.
  *
- * Why not the global `fetch`: on Node 20 its WHATWG layer (a `Request`, a `ReadableStream` per body, a
- * promise hop per chunk) cost about 0.4 ms per request on top of the HTTP exchange, a fifth of an agent
- * turn against a local endpoint (docs/model-client.md). The SDK reads little of a response: its status
- * and headers, and its body either iterated (a stream) or whole (`text()` / `json()`). So the `Response`
- * returned here is a real one for status and headers, whose `body` is the Node stream of the decoded
- * bytes (async-iterable, as the SDK iterates bodies) and whose `text()` and `json()` read that stream.
+ * Why not the global `fetch`: its WHATWG layer (a `Request`, a `ReadableStream` per body, a promise hop
+ * per chunk) costs a measurable part of an agent turn against a local endpoint (docs/model-client.md). The
+ * SDK reads little of a response: its status and headers, and its body either iterated (a stream) or whole
+ * (`text()` / `json()`). So the `Response` returned here is a real one for status and headers, whose
+ * `body` is a Node stream of the decoded bytes (async-iterable, as the SDK iterates bodies) and whose
+ * `text()` and `json()` read that stream.
  *
- * It carries what the SDK sends: an http(s) URL with a string body or none, and an abort signal. The
- * body is decoded as `fetch` decodes it (gzip and br, asked for unless the caller chose an
- * `accept-encoding`, and zlib-format deflate; stacked codings too). Anything else (a body of another kind, options only `fetch` knows, a redirect)
- * goes to the global `fetch` unchanged, so it behaves exactly as before (a redirect is followed there:
- * the request is sent again).
+ * It carries what the SDK sends: an http(s) URL with a string or byte body or none, and an abort signal.
+ * Connections are kept alive; the body is decoded as `fetch` decodes it (gzip and br, asked for unless the
+ * caller chose an `accept-encoding`; zlib-format deflate and stacked codings too); redirects are followed
+ * with one request per hop (`authorization` dropped when the origin changes), and one to a URL holding
+ * credentials is refused; `HTTPS_PROXY` / `HTTP_PROXY` / `NO_PROXY` (lower case first) are honoured
+ * (proxies.ts). Anything else (a body of another kind, options only `fetch` knows, such as a program's own
+ * undici `dispatcher`) goes to the global `fetch` unchanged.
  */
-import { channel } from "node:diagnostics_channel";
-import http, { type IncomingMessage } from "node:http";
-import https from "node:https";
-import { pipeline, type Readable, type Transform } from "node:stream";
-import zlib from "node:zlib";
+import { Readable } from "node:stream";
+import { EnvHttpProxyAgent, interceptors, type Dispatcher } from "undici";
+import type { IncomingHttpHeaders } from "undici/types/header.js";
+import { proxyFailure, proxySettings, refuseRedirectsWithCredentials } from "./proxies.js";
 
 /**
  * How long an idle connection is kept for the next request: under the 5 s that common servers keep
@@ -27,33 +29,48 @@ import zlib from "node:zlib";
  */
 const IDLE_CONNECTION_MS = 4_000;
 
-const agents = {
-  http: new http.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS }),
-  https: new https.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS }),
-};
+/** As many as `fetch` follows. */
+const MAX_REDIRECTS = 20;
+
+let shared: Dispatcher | undefined;
 
 /**
- * Published with the URL once a request's body has been handed to the operating system, as undici's
- * `undici:request:bodySent` is for the global `fetch`: work that the model's latency should hide waits for it.
+ * Made at the first request, so that the proxy variables a `.env` file sets count. No timeouts of undici's
+ * own: the model client bounds the wait for headers and the body itself (watched-fetch.ts), as a user configured.
  */
-export const REQUEST_SENT_CHANNEL = "sigloop:request:bodySent";
-const requestSent = channel(REQUEST_SENT_CHANNEL);
+function dispatcher(): Dispatcher {
+  shared ??= new EnvHttpProxyAgent({
+    ...proxySettings(process.env),
+    keepAliveTimeout: IDLE_CONNECTION_MS,
+    keepAliveMaxTimeout: IDLE_CONNECTION_MS,
+    headersTimeout: 0,
+    bodyTimeout: 0,
+    // HTTP/1.1, as `fetch` speaks to these endpoints; a dropped body then closes its connection (below).
+    allowH2: false,
+  }).compose(
+    refuseRedirectsWithCredentials,
+    interceptors.redirect({ maxRedirections: MAX_REDIRECTS }),
+    // Error bodies too: the SDK reads the API's message from them.
+    interceptors.decompress({ skipErrorResponses: false }),
+  );
+  return shared;
+}
 
 /**
  * The `RequestInit` keys this transport honours. Others are a program's own `fetchOptions` (an undici
- * `dispatcher` for a proxy, say) that only the global `fetch` understands: such a request goes there.
+ * `dispatcher`, say) that only the global `fetch` understands: such a request goes there.
  * Symbol keys (watched-fetch.ts's) are not options.
  */
 const CARRIED_OPTIONS = new Set(["method", "headers", "body", "signal"]);
 
 /** Statuses whose response has no body (Fetch's "null body status"). */
-const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
+const NULL_BODY_STATUSES = new Set([204, 205, 304]);
 
 /** The `fetch` the model client sends its requests with. */
 export const nodeHttpFetch: typeof fetch = (input, init = {}) => {
   const url = typeof input === "string" ? parsedURL(input) : input instanceof URL ? input : undefined;
-  const body = init.body;
-  const carried = url !== undefined && (url.protocol === "http:" || url.protocol === "https:") && (body === undefined || body === null || typeof body === "string");
+  const payload = payloadOf(init.body);
+  const carried = url !== undefined && (url.protocol === "http:" || url.protocol === "https:") && payload !== false;
   if (!carried || !Object.keys(init).every((key) => CARRIED_OPTIONS.has(key))) return fetch(input, init);
   return new Promise<Response>((resolve, reject) => {
     const signal = init.signal ?? undefined;
@@ -61,48 +78,145 @@ export const nodeHttpFetch: typeof fetch = (input, init = {}) => {
       reject(abortReason(signal));
       return;
     }
-    const payload = typeof body === "string" ? Buffer.from(body) : undefined;
-    const secure = url.protocol === "https:";
-    const request = (secure ? https : http).request(url, {
-      method: init.method ?? "GET",
-      headers: requestHeaders(init.headers, payload),
-      agent: secure ? agents.https : agents.http,
-    });
-    let decoded: Readable | undefined;
-    const onAbort = () => {
-      const reason = abortReason(signal);
-      decoded?.destroy(reason as Error);
-      request.destroy(reason as Error);
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-    const settled = () => signal?.removeEventListener("abort", onAbort);
-    request.on("error", (error) => {
-      settled();
-      reject(error);
-    });
-    request.on("response", (response) => {
-      if (isRedirect(response)) {
-        settled();
-        response.resume();
-        resolve(fetch(input, init));
-        return;
-      }
-      try {
-        decoded = decodedBody(response);
-        const stream = decoded;
-        stream.on("close", settled);
-        resolve(responseOf(response, stream));
-      } catch (error) {
-        settled();
-        request.destroy();
-        reject(error);
-      }
-    });
-    request.end(payload, () => {
-      if (requestSent.hasSubscribers) requestSent.publish(url);
-    });
+    const exchange = new Exchange(url, signal, resolve, reject);
+    dispatcher().dispatch(
+      {
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: (init.method ?? "GET") as Dispatcher.HttpMethod,
+        headers: requestHeaders(init.headers),
+        body: payload ?? null,
+      },
+      exchange,
+    );
   });
 };
+
+/** The body as undici sends it, `undefined` for none, `false` for a kind only `fetch` knows how to send. */
+function payloadOf(body: RequestInit["body"]): string | Uint8Array | undefined | false {
+  if (body === undefined || body === null) return undefined;
+  if (typeof body === "string" || body instanceof Uint8Array) return body;
+  return false;
+}
+
+/**
+ * One request's handler: resolves with the response at its headers, then feeds its body stream. The body
+ * is read from the connection only as the stream is read (the handler pauses at the headers), so a body
+ * dropped unread is still in flight, and dropping it closes its connection (as cancelling `fetch`'s body
+ * does) rather than leaving it to the pool mid-response.
+ */
+class Exchange implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | undefined;
+  private body: ResponseBody | undefined;
+  private settled = false;
+
+  constructor(
+    private readonly url: URL,
+    private readonly signal: AbortSignal | undefined,
+    private readonly resolve: (response: Response) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {}
+
+  private readonly onAbort = (): void => {
+    const reason = abortReason(this.signal);
+    this.controller?.abort(reason as Error);
+    this.body?.destroy(reason as Error);
+  };
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    this.signal?.addEventListener("abort", this.onAbort, { once: true });
+  }
+
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders, statusMessage?: string): void {
+    // An interim response (103 Early Hints): the real one follows.
+    if (statusCode < 200) return;
+    const responseHeaders = new Headers();
+    for (const [name, value] of Object.entries(headers)) {
+      for (const item of Array.isArray(value) ? value : [value ?? ""]) responseHeaders.append(name, item);
+    }
+    const response = new Response(null, { status: statusCode, statusText: statusMessage ?? "", headers: responseHeaders });
+    if (NULL_BODY_STATUSES.has(statusCode)) {
+      this.finish();
+      this.resolve(response);
+      return;
+    }
+    controller.pause();
+    this.body = new ResponseBody(controller);
+    this.body.on("close", () => this.finish());
+    this.resolve(withBody(response, this.body));
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.body !== undefined && !this.body.push(chunk)) controller.pause();
+  }
+
+  onResponseEnd(): void {
+    if (this.body === undefined) this.finish();
+    else this.body.arrived();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    if (this.body === undefined) {
+      this.finish();
+      this.reject(proxyFailure(error, this.url) ?? error);
+      return;
+    }
+    // As `fetch` fails a body whose connection broke (an abort keeps its own error).
+    this.body.destroy(error.name === "AbortError" ? error : new TypeError("terminated", { cause: error }));
+  }
+
+  private finish(): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.signal?.removeEventListener("abort", this.onAbort);
+  }
+}
+
+/** A response body read from the connection as it is read; destroyed early, it aborts the exchange. */
+class ResponseBody extends Readable {
+  private whole = false;
+  private delivered: Promise<void> | undefined;
+
+  constructor(private readonly controller: Dispatcher.DispatchController) {
+    super();
+  }
+
+  /**
+   * undici has the whole body. It frees the connection for the next request one event-loop turn later
+   * (scheduled right after this call): the body ends after that, so that a request made as soon as this
+   * one is read goes over the same connection rather than opening another.
+   */
+  arrived(): void {
+    this.whole = true;
+    this.delivered = new Promise((resolve) => {
+      queueMicrotask(() =>
+        setImmediate(() => {
+          this.push(null);
+          resolve();
+        }),
+      );
+    });
+  }
+
+  /**
+   * Drops the body: one still arriving is aborted, which closes its connection (as cancelling `fetch`'s
+   * body does); one that arrived whole is let go once its connection is free, so it is kept.
+   */
+  async release(): Promise<void> {
+    if (this.delivered !== undefined) await this.delivered;
+    this.destroy();
+  }
+
+  override _read(): void {
+    this.controller.resume();
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    if (!this.whole && !this.controller.aborted) this.controller.abort(error ?? new DOMException("The body was dropped", "AbortError"));
+    callback(error);
+  }
+}
 
 /** Reads a body chunk by chunk: this module's Node streams and any other `Response`'s web stream alike. */
 export interface BodyReader {
@@ -135,16 +249,10 @@ export async function textOf(read: BodyReader["read"]): Promise<string> {
 function nodeStreamReader(stream: Readable): BodyReader {
   const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<Uint8Array, undefined>;
   return {
-    read: async () => {
-      try {
-        return await chunks.next();
-      } catch (error) {
-        // As `fetch` fails a body whose connection broke (an abort keeps its own error).
-        throw error instanceof Error && error.name !== "AbortError" ? new TypeError("terminated", { cause: error }) : error;
-      }
-    },
+    read: () => chunks.next(),
     cancel: async () => {
-      stream.destroy();
+      if (stream instanceof ResponseBody) await stream.release();
+      else stream.destroy();
     },
   };
 }
@@ -165,70 +273,26 @@ function abortReason(signal: AbortSignal | undefined): unknown {
   return signal?.reason ?? new DOMException("This operation was aborted", "AbortError");
 }
 
-function requestHeaders(given: RequestInit["headers"], payload: Buffer | undefined): Record<string, string> {
+function requestHeaders(given: RequestInit["headers"]): Record<string, string> {
   const headers: Record<string, string> = {};
   (given instanceof Headers ? given : new Headers(given)).forEach((value, name) => {
     headers[name] = value;
   });
-  // Not `deflate`, which servers send in two formats (DECODERS): asked for gzip and br, they use those.
+  // Not `deflate`, which servers send in two formats: asked for gzip and br, they use those.
   headers["accept-encoding"] ??= "gzip, br";
-  if (payload !== undefined) headers["content-length"] = String(payload.length);
   return headers;
 }
 
-function isRedirect(response: IncomingMessage): boolean {
-  const status = response.statusCode ?? 0;
-  return status >= 300 && status < 400 && status !== 304 && response.headers.location !== undefined;
-}
-
-/** The body as `fetch` would hand it on: decoded when it came compressed in codings `fetch` knows. */
-function decodedBody(response: IncomingMessage): Readable {
-  // An error of a body nobody reads must not become an uncaught 'error' event.
-  response.on("error", () => undefined);
-  // Listed in the order they were applied, so undone from the last; one unknown and the body stays as sent.
-  const codings = (response.headers["content-encoding"] ?? "")
-    .split(",")
-    .map((coding) => coding.trim().toLowerCase())
-    .filter((coding) => coding !== "" && coding !== "identity");
-  if (codings.length === 0 || !codings.every((coding) => Object.hasOwn(DECODERS, coding))) return response;
-  const decoders = codings.reverse().map((coding) => DECODERS[coding]!());
-  for (const decoder of decoders) decoder.on("error", () => undefined);
-  return pipeline([response, ...decoders], () => undefined) as unknown as Readable;
-}
-
-/** Lenient like `fetch`: a compressed body cut at a flush point still yields what it had. */
-const FLUSH = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
-
-/**
- * The codings decoded. `deflate` is not asked for (see `requestHeaders`): servers send it both as the zlib
- * format it names and as bare deflate data, and only the first is decoded here.
- */
-const DECODERS: Record<string, () => Transform> = {
-  gzip: () => zlib.createGunzip(FLUSH),
-  "x-gzip": () => zlib.createGunzip(FLUSH),
-  deflate: () => zlib.createInflate(FLUSH),
-  br: () => zlib.createBrotliDecompress(),
-};
-
-function responseOf(response: IncomingMessage, body: Readable): Response {
-  const status = response.statusCode ?? 0;
-  const headers = new Headers();
-  const raw = response.rawHeaders;
-  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
-  const result = new Response(null, { status, statusText: response.statusMessage ?? "", headers });
-  if (NULL_BODY_STATUSES.has(status)) {
-    body.resume();
-    return result;
-  }
+function withBody(response: Response, body: ResponseBody): Response {
   closedOnReturn(body);
   const text = () => textOf(nodeStreamReader(body).read);
   // Configurable, so that a wrapper (watched-fetch.ts) can put its own reads in their place.
-  Object.defineProperties(result, {
+  Object.defineProperties(response, {
     body: { value: body, configurable: true },
     text: { value: text, configurable: true },
     json: { value: async (): Promise<unknown> => JSON.parse(await text()), configurable: true },
   });
-  return result;
+  return response;
 }
 
 /**
@@ -236,7 +300,7 @@ function responseOf(response: IncomingMessage, body: Readable): Response {
  * does nothing on a Node stream's iterator not yet started: the body would hold its connection open, and the
  * process alive, until the server closed it. Here `return()` closes the body first, as cancelling `fetch`'s does.
  */
-function closedOnReturn(body: Readable): void {
+function closedOnReturn(body: ResponseBody): void {
   // Node makes a stream's iterator with an async generator, whose `return` always exists.
   const iterate = body[Symbol.asyncIterator].bind(body) as () => AsyncGenerator<unknown, undefined>;
   Object.defineProperty(body, Symbol.asyncIterator, {
@@ -244,8 +308,8 @@ function closedOnReturn(body: Readable): void {
     value: () => {
       const chunks = iterate();
       const finish = chunks.return.bind(chunks);
-      chunks.return = (value) => {
-        body.destroy();
+      chunks.return = async (value) => {
+        await body.release();
         return finish(value);
       };
       return chunks;

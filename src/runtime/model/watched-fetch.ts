@@ -1,5 +1,5 @@
 /**
- * The `fetch` the SDK is given: the transport of node-http-fetch.ts, plus what the SDK lacks, per model
+ * The `fetch` the SDK is given: the transport of node-http-fetch.ts (undici), plus what the SDK lacks, per model
  * request: bounds on the response body (the SDK's `timeout` stops at the headers, so a body that stalls,
  * never ends or grows without end would hold the request forever): an idle timeout, a total time from the
  * headers to the end, and a size in bytes; and a report of each retry the SDK is about to make (the SDK
@@ -11,6 +11,7 @@
  */
 import type { ClientOptions } from "openai";
 import { bodyReader, nodeHttpFetch, textOf } from "./node-http-fetch.js";
+import { transportRefusalIn } from "./transport-refusal.js";
 
 /** What one `chat.completions.create` call's HTTP attempts learned. */
 export interface RequestWatch {
@@ -216,6 +217,11 @@ function withBodyLimits(response: Response, limits: BodyLimits, watch: RequestWa
   };
   const text = () => textOf(read);
   Object.defineProperty(body, Symbol.asyncIterator, { value: () => chunks });
+  // The SDK takes a web stream's reader when it has one (the global fetch's bodies): it reads the same way.
+  if (typeof (body as Partial<ReadableStream>).getReader === "function") {
+    const watchedReader = { read, cancel: () => chunks.return?.(), releaseLock: () => undefined };
+    Object.defineProperty(body, "getReader", { value: () => watchedReader });
+  }
   Object.defineProperties(response, {
     text: { value: text },
     json: { value: async (): Promise<unknown> => JSON.parse(await text()) },
@@ -260,6 +266,8 @@ export function requestedDelayMs(headers: Headers): number | undefined {
 }
 
 function connectionReason(error: unknown): string {
+  const refusal = transportRefusalIn(error);
+  if (refusal !== undefined) return `could not reach the endpoint ${refusal.reason}`;
   let current: unknown = error;
   while (current instanceof Error) {
     const code = (current as { code?: unknown }).code;
