@@ -72,26 +72,27 @@ export function proxyFailure(error: Error, target: URL, env: Env = process.env):
   const proxy = proxyFor(target, env);
   if (proxy === undefined) return undefined;
   const where = `the proxy ${proxy.url.origin} (${proxy.variable.name})`;
+  const Where = `The proxy ${proxy.url.origin} (${proxy.variable.name})`;
   const refusal = (what: string, hint: string) => new TransportRefusal(`through ${where}: ${what}`, hint, { cause: error });
   if (PROXY_AUTH.test(error.message)) {
     const credentials = proxy.url.username !== "" ? "refused the credentials" : "asks for credentials";
     return refusal(
       `the proxy ${credentials} (407 Proxy Authentication Required)`,
-      `${where} ${credentials}: set the user and password in ${proxy.variable.name} (http://user:password@host:port, percent-encoded).`,
+      `${Where} ${credentials}: set the user and password in ${proxy.variable.name} (http://user:password@host:port, percent-encoded).`,
     );
   }
   const tunnel = TUNNEL_REFUSED.exec(error.message);
   if (tunnel !== null) {
     return refusal(
       `the proxy refused to open a tunnel to ${target.host} (HTTP ${tunnel[1]})`,
-      `${where} does not let requests through to ${target.host}: ask its administrator, or add the host to NO_PROXY if it is reachable directly.`,
+      `${Where} does not let requests through to ${target.host}: ask its administrator, or add the host to NO_PROXY if it is reachable directly.`,
     );
   }
   const cause = socketFailure(error);
   if (cause !== undefined && fromProxy(cause.error, proxy.url)) {
     return refusal(
       `the proxy cannot be reached (${cause.what})`,
-      `${where} cannot be reached (${cause.what}): check that it is running and that ${proxy.variable.name} names it, or add the endpoint's host to NO_PROXY.`,
+      `${Where} cannot be reached (${cause.what}): check that it is running and that ${proxy.variable.name} names it, or add the endpoint's host to NO_PROXY.`,
     );
   }
   return undefined;
