@@ -155,7 +155,7 @@ class CredentialRedirectGuard implements Dispatcher.DispatchHandler {
     if (to !== undefined && (to.username !== "" || to.password !== "")) {
       controller.abort(
         new TransportRefusal(
-          `it redirected to ${urlWithoutCredentials(to)}, a URL with credentials in it, which is not followed`,
+          `because it redirected to ${urlWithoutCredentials(to)}, a URL with credentials in it, which is not followed`,
           `Set OPENAI_BASE_URL to the API root at ${to.origin} itself if that is the endpoint meant (a key goes in OPENAI_API_KEY, not in a URL).`,
         ),
       );

@@ -1,6 +1,6 @@
 /**
  * What the model client's own HTTP transport (node-http-fetch.ts) must carry as `fetch` did: compressed
- * replies, kept-alive connections, redirects and HTTPS, all through the real SDK and a real server.
+ * replies, kept-alive connections, redirects (one request per hop) and HTTPS, all through the real SDK and a real server.
  */
 import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -93,6 +93,43 @@ describe.each([true, false])("stream %s", (stream) => {
           { role: "system", content: "sys" },
           { role: "user", content: "add 1 and 2" },
         ]);
+      } finally {
+        redirect.server.close();
+        redirect.server.closeAllConnections();
+      }
+    });
+  });
+
+  it.each([301, 302, 303, 307, 308])("a %i redirect costs one request at each server per attempt", async (status) => {
+    await withServer({ apiKey: undefined }, async (server) => {
+      const redirect = await redirectingServer(status, server.baseURL);
+      try {
+        const run = await requestTurn(server, [{ content: "once" }], stream, { options: { baseURL: redirect.baseURL } });
+        expect(redirect.hits).toEqual(["POST /v1/chat/completions"]);
+        // 301, 302 and 303 turn a POST into a GET, as fetch does: the API refuses that, which is the endpoint's to fix.
+        expect(server.requests.map((request) => request.method)).toEqual([status >= 307 ? "POST" : "GET"]);
+        if (status >= 307) expect(run.turn?.message.content).toBe("once");
+      } finally {
+        redirect.server.close();
+        redirect.server.closeAllConnections();
+      }
+    });
+  });
+
+  it("a redirect to a URL with credentials in it is refused, saying so without the credentials", async () => {
+    await withServer({ apiKey: undefined }, async (server) => {
+      const target = server.baseURL.replace("http://", "http://user:hunter2-pass@");
+      const redirect = await redirectingServer(307, target);
+      try {
+        const run = await requestTurn(server, [{ content: "never" }], stream, { options: { baseURL: redirect.baseURL, maxRetries: 0 } });
+        expect(server.requests).toHaveLength(0);
+        expect(redirect.hits).toHaveLength(1);
+        expect(run.error?.kind).toBe("connection");
+        expect(run.error?.message).toBe(
+          `could not reach ${redirect.baseURL} because it redirected to ${server.baseURL}/chat/completions, a URL with credentials in it, which is not followed`,
+        );
+        expect(run.error?.hint).toBe(`Set OPENAI_BASE_URL to the API root at ${new URL(server.baseURL).origin} itself if that is the endpoint meant (a key goes in OPENAI_API_KEY, not in a URL).`);
+        expect(JSON.stringify(run)).not.toContain("hunter2-pass");
       } finally {
         redirect.server.close();
         redirect.server.closeAllConnections();
@@ -195,12 +232,14 @@ async function encodingServer(target: string, codings: string, encode: (text: st
   return { server, baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1` };
 }
 
-async function redirectingServer(status: number, target: string): Promise<{ server: Server; baseURL: string }> {
+async function redirectingServer(status: number, target: string): Promise<{ server: Server; baseURL: string; hits: string[] }> {
+  const hits: string[] = [];
   const server = createServer((req, res) => {
+    hits.push(`${req.method} ${req.url}`);
     req.resume();
     res.writeHead(status, { location: `${target}${(req.url ?? "").replace(/^\/v1/, "")}` });
     res.end();
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { server, baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1` };
+  return { server, baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, hits };
 }
