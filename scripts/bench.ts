@@ -16,6 +16,8 @@ if (unknown.length > 0) {
   process.stderr.write(`bench: unknown section ${unknown.join(", ")}; choose from ${Object.keys(sections).join(", ")}\n`);
   process.exit(2);
 }
+// Figures differ between Node lines (V8 versions): every table below was measured on this one.
+process.stdout.write(`Node ${process.version} (V8 ${process.versions.v8}), ${process.platform}-${process.arch}\n\n`);
 for (const [name, load] of Object.entries(sections)) {
   if (wanted.length > 0 && !wanted.includes(name)) continue;
   process.stderr.write(`bench: ${name}…\n`);

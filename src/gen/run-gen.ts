@@ -3,7 +3,6 @@ import path from "node:path";
 import { checkSchemas, describeCheck } from "./check-schemas.js";
 import { leaveCodeCacheUnwritten } from "./code-cache.js";
 import { parseGenArgs, type GenOptions } from "./cli-args.js";
-import { restoreOptimizingCompiler } from "./one-shot-tiering.js";
 import { formatDiagnostic, hasErrors, relativePath, type Diagnostic } from "./diagnostic.js";
 import { ToolGenerator, type Generation } from "./tool-generator.js";
 import { watchTools, type WatchHandle } from "./watch-tools.js";
@@ -47,9 +46,7 @@ function generateOnce(argv: readonly string[], io: GenIo): number | WatchHandle 
   const generator = ToolGenerator.open(options.toolsDir, options.outFile);
   if ("severity" in generator) return report([generator], io);
   if (options.watch) {
-    const handle = watchTools(generator, options, io);
-    restoreOptimizingCompiler();
-    return handle;
+    return watchTools(generator, options, io);
   }
   const generation = generator.generateAll();
   if (report(generation.diagnostics, io) !== 0 || generation.file === undefined || generation.text === undefined) return 1;
