@@ -8,6 +8,7 @@
  */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { jsonParseMessage } from "../shared/json-parse-message.js";
 
 /** The longest line accepted: 8 MiB, room for large tool arguments, small enough to bound memory. */
 export const MAX_LINE_BYTES = 8 * 1024 * 1024;
@@ -87,7 +88,7 @@ export function createLineFraming(options: LineFramingOptions): Transport {
     try {
       value = JSON.parse(line);
     } catch (error) {
-      answerError(null, ErrorCode.ParseError, `Parse error: the line is not JSON (${asError(error).message}); send one JSON-RPC message per line.`);
+      answerError(null, ErrorCode.ParseError, `Parse error: the line is not JSON (${jsonParseMessage(error)}); send one JSON-RPC message per line.`);
       return;
     }
     const parsed = JSONRPCMessageSchema.safeParse(value);

@@ -5,6 +5,7 @@ import { commandLine } from "../../shared/package-layout.js";
 import type { SchemasFile } from "../../shared/schemas-file.js";
 import { NotRegularFileError, readRegularFile } from "../workspace/regular-file.js";
 import { isRecord } from "./describe-json.js";
+import { jsonParseMessage } from "../../shared/json-parse-message.js";
 
 export type LoadSchemasResult = { ok: true; schemas: SchemasFile } | { ok: false; error: { message: string } };
 
@@ -29,7 +30,7 @@ export function loadSchemas(schemasPath: string): LoadSchemasResult {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return failure(`${schemasPath} is not valid JSON (${(error as Error).message}): ${RUN_GEN} to write it again.`);
+    return failure(`${schemasPath} is not valid JSON (${jsonParseMessage(error)}): ${RUN_GEN} to write it again.`);
   }
   const shapeProblem = findShapeProblem(value);
   if (shapeProblem !== undefined) {

@@ -1,3 +1,4 @@
+import { jsonParseMessage } from "../../shared/json-parse-message.js";
 import { isRecord } from "./describe-json.js";
 
 export type ParsedArguments =
@@ -28,6 +29,6 @@ function tryParse(text: string): { ok: true; value: unknown } | { ok: false; err
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch (error) {
     // RangeError for nesting deeper than the stack, SyntaxError otherwise: both mean "not usable JSON".
-    return { ok: false, error: error instanceof Error ? error.message : String(error) };
+    return { ok: false, error: jsonParseMessage(error) };
   }
 }

@@ -8,6 +8,7 @@ import { isContextLengthRefusal } from "../compaction/context-length-refusal.js"
 import { scrubSecret } from "./key-mask.js";
 import { transportRefusalIn } from "./transport-refusal.js";
 import { MAX_RETRY_DELAY_MS, requestedDelayMs, type BodyCut } from "./watched-fetch.js";
+import { jsonParseMessage } from "../../shared/json-parse-message.js";
 
 // Where callers have always found it; the rule itself is key-mask.ts's.
 export { scrubSecret };
@@ -112,7 +113,7 @@ function classify(error: unknown, context: FailureContext): ModelRequestErrorIni
   if (error instanceof SyntaxError) {
     return {
       kind: "malformed",
-      message: `malformed response from ${url}: not valid JSON / SSE (${oneLine(error.message)})`,
+      message: `malformed response from ${url}: not valid JSON / SSE (${oneLine(jsonParseMessage(error))})`,
       hint: "The endpoint or a proxy in front of it sent a broken body; check OPENAI_BASE_URL.",
       retryable: true,
     };
