@@ -26,6 +26,12 @@ export async function runInteractive(options: InteractiveOptions): Promise<numbe
   });
   let running: AbortController | undefined;
   let exitCode: number = EXIT.answer;
+  // Input that ends while a prompt runs closes the interface; its remaining lines still come, but since
+  // Node 24 prompting on a closed interface throws ("readline was closed").
+  let closed = false;
+  rl.on("close", () => {
+    closed = true;
+  });
   rl.on("SIGINT", () => {
     if (running) {
       running.abort();
@@ -45,7 +51,7 @@ export async function runInteractive(options: InteractiveOptions): Promise<numbe
       if (report.stdout !== undefined) options.stdout.write(report.stdout);
       if (report.message !== undefined) reporter.line(report.message);
     }
-    rl.prompt();
+    if (!closed) rl.prompt();
   }
   return exitCode;
 }
