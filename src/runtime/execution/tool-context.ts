@@ -7,10 +7,16 @@ import type { ToolContext } from "../loop/types.js";
  * loader), and a tool's `toolContext()` must see what the runtime's copy set. The count of calls in
  * progress is shared the same way.
  */
-const STORE = Symbol.for("sigloop.toolContext");
+const STORE = Symbol.for("sigloop.toolCallContext");
 const CALLS = Symbol.for("sigloop.toolCallsInProgress");
-const shared = globalThis as { [STORE]?: AsyncLocalStorage<ToolContext>; [CALLS]?: { count: number } };
-const storage = (shared[STORE] ??= new AsyncLocalStorage<ToolContext>());
+
+/** One call's context, emptied when the call settles: work it left running then sees none. */
+interface CallCell {
+  context: ToolContext | undefined;
+}
+
+const shared = globalThis as { [STORE]?: AsyncLocalStorage<CallCell>; [CALLS]?: { count: number } };
+const storage = (shared[STORE] ??= new AsyncLocalStorage<CallCell>());
 const calls = (shared[CALLS] ??= { count: 0 });
 
 /**
@@ -19,21 +25,29 @@ const calls = (shared[CALLS] ??= { count: 0 });
  * the SDK's and `fetch`'s included (a tenth of an agent turn, measured in docs/tool-execution.md), so
  * the store is switched off (`disable()`) whenever no call is in progress and switched on again by the
  * next call. Work a tool leaves running after its result (a timer it did not await) runs after its call
- * ended: there, as outside any call, `toolContext()` gives the defaults. A call that never settles (a tool
- * that ignores its timeout) keeps the store on, so its late work still sees its own aborted signal.
+ * ended: there, as outside any call, `toolContext()` gives the defaults. Switching the store off is not
+ * enough for that on Node 24, whose store lives in the async context frame that such work captured (and
+ * costs promises nothing), so the store holds a cell per call that is emptied when the call settles. A
+ * call that never settles (a tool that ignores its timeout) keeps its cell, so its late work still sees
+ * its own aborted signal.
  */
 export function runWithToolContext<T>(context: ToolContext, fn: () => T): T {
   calls.count += 1;
+  const cell: CallCell = { context };
+  const ended = () => {
+    cell.context = undefined;
+    callEnded();
+  };
   let result: T;
   try {
-    result = storage.run(context, fn);
+    result = storage.run(cell, fn);
   } catch (error) {
-    callEnded();
+    ended();
     throw error;
   }
   // Any thenable (a query builder, another library's promise) is awaited like a promise.
-  if (isThenable(result)) Promise.resolve(result).then(callEnded, callEnded);
-  else callEnded();
+  if (isThenable(result)) Promise.resolve(result).then(ended, ended);
+  else ended();
   return result;
 }
 
@@ -52,5 +66,5 @@ function callEnded(): void {
  * signal never aborts.
  */
 export function toolContext(): ToolContext {
-  return storage.getStore() ?? { workspace: process.cwd(), signal: new AbortController().signal };
+  return storage.getStore()?.context ?? { workspace: process.cwd(), signal: new AbortController().signal };
 }
