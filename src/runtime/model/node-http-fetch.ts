@@ -125,7 +125,9 @@ class Exchange implements Dispatcher.DispatchHandler {
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
-    this.signal?.addEventListener("abort", this.onAbort, { once: true });
+    // undici may start the request a moment after it was dispatched: an abort in between counts too.
+    if (this.signal?.aborted) this.onAbort();
+    else this.signal?.addEventListener("abort", this.onAbort, { once: true });
   }
 
   onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders, statusMessage?: string): void {
@@ -298,7 +300,7 @@ function withBody(response: Response, body: ResponseBody): Response {
 /**
  * The SDK drops a body it will not read (a status it retries) by calling its iterator's `return()`, which
  * does nothing on a Node stream's iterator not yet started: the body would hold its connection open, and the
- * process alive, until the server closed it. Here `return()` closes the body first, as cancelling `fetch`'s does.
+ * process alive, until the server closed it. Here `return()` releases the body first (`ResponseBody.release`).
  */
 function closedOnReturn(body: ResponseBody): void {
   // Node makes a stream's iterator with an async generator, whose `return` always exists.
