@@ -7,7 +7,6 @@ import { existsSync } from "node:fs";
 import { internalErrorLine } from "./internal-error-line.js";
 import { EXIT } from "./report-result.js";
 import { runAgentCli, type WarmUp } from "./run-agent-cli.js";
-import { compileTurnsEagerly } from "./turn-tiering.js";
 
 export interface AgentProcessOptions {
   argv: readonly string[];
@@ -38,7 +37,6 @@ export async function runAgentProcess(options: AgentProcessOptions): Promise<num
   return runAgentCli({
     argv: options.argv,
     ...(options.warmUp !== undefined ? { warmUp: options.warmUp } : {}),
-    afterWarmUp: compileTurnsEagerly,
     env: process.env,
     cwd: options.cwd,
     projectRoot: options.projectRoot,
