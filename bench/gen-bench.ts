@@ -92,7 +92,7 @@ function measureOnce(kind: "gen" | "baseline-cli" | "baseline-tsconfig" | "basel
 
 async function measureWatch(toolsDir: string, outFile: string): Promise<number[]> {
   const { ToolGenerator } = await import("../src/gen/tool-generator.js");
-  const { writeSchemas } = await import("../src/gen/run-gen.js");
+  const { writeSchemas } = await import("../src/gen/command/run-gen.js");
   const generator = ToolGenerator.open(toolsDir, outFile);
   if ("severity" in generator) throw new Error(generator.message);
   const first = generator.generateAll();
@@ -117,7 +117,7 @@ async function measureWatch(toolsDir: string, outFile: string): Promise<number[]
 async function child(kind: string, dir: string, out: string): Promise<void> {
   let tools: number;
   if (kind === "gen") {
-    const { runGen } = await import("../src/gen/run-gen.js");
+    const { runGen } = await import("../src/gen/command/run-gen.js");
     const code = runGen(["--tools", dir, "--out", out], { cwd: process.cwd(), stdout: () => {}, stderr: (text) => process.stderr.write(text) });
     if (code !== 0) throw new Error(`gen exited ${String(code)}`);
     tools = (JSON.parse(readFileSync(out, "utf8")) as { tools: unknown[] }).tools.length;

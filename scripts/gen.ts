@@ -1,8 +1,8 @@
 /** `npm run gen`: typed, JSDoc-commented functions in tools/ → generated/schemas.json. See docs/gen.md. */
-import { deferOptimizingCompiler } from "../src/gen/one-shot-tiering.js";
+import { deferOptimizingCompiler } from "../src/gen/command/one-shot-tiering.js";
 
 deferOptimizingCompiler();
-const { processIo, runGen } = await import("../src/gen/run-gen.js");
+const { processIo, runGen } = await import("../src/gen/command/run-gen.js");
 
 const result = runGen(process.argv.slice(2), processIo());
 if (typeof result === "number") process.exitCode = result;

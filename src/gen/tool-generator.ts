@@ -1,18 +1,18 @@
 import path from "node:path";
 import { existsSync, statSync } from "node:fs";
-import { ts } from "./compiler.js";
+import { ts } from "./program/compiler.js";
 import { currentInputsHash } from "../shared/inputs-hash.js";
 import type { SchemasFile, ToolBinding, ToolDefinition } from "../shared/schemas-file.js";
 import { listToolFiles } from "../shared/tool-files.js";
 import { buildTool, type BuiltTool } from "./build-tool.js";
 import { diagnosticAt, hasErrors, relativePath, sortDiagnostics, type Diagnostic } from "./diagnostic.js";
-import { discoverTools } from "./discover-tools.js";
-import { LibraryDocs } from "./library-docs.js";
-import { SchemaEngine } from "./schema-engine.js";
+import { discoverTools } from "./reflect/discover-tools.js";
+import { LibraryDocs } from "./program/library-docs.js";
+import { SchemaEngine } from "./schema/schema-engine.js";
 import { serializeSchemasFile } from "./serialize.js";
-import { compilerDiagnostics } from "./ts-diagnostics.js";
-import { ToolHost } from "./tool-host.js";
-import { isLocalSourceFile, needsNodeTypes, sigloopPackageFiles, toolCompilerOptions } from "./tool-project.js";
+import { compilerDiagnostics } from "./program/ts-diagnostics.js";
+import { ToolHost } from "./program/tool-host.js";
+import { isLocalSourceFile, needsNodeTypes, sigloopPackageFiles, toolCompilerOptions } from "./program/tool-project.js";
 
 /** The outcome of one generation: the file to write (absent when there is an error) and every diagnostic. */
 export interface Generation {

@@ -1,4 +1,4 @@
-import type { JsonSchema, JsonValue } from "../shared/schemas-file.js";
+import type { JsonSchema, JsonValue } from "./schemas-file.js";
 
 const SCHEMA_MAPS = ["properties", "patternProperties", "definitions", "dependencies"];
 const SCHEMA_VALUES = ["additionalProperties", "additionalItems", "items", "contains", "not", "if", "then", "else", "propertyNames"];

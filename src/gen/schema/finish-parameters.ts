@@ -1,6 +1,6 @@
-import type { JsonSchema, JsonValue, ParametersSchema } from "../shared/schemas-file.js";
+import type { JsonSchema, JsonValue, ParametersSchema } from "../../shared/schemas-file.js";
 import { applyKeyword, isTypedKeyword, normalizeKeyword, placeKeyword, type PlacementProblem } from "./keywords.js";
-import { forEachSchema, orderSchemaKeys, settle } from "./schema-walk.js";
+import { forEachSchema, orderSchemaKeys, settle } from "../../shared/schema-walk.js";
 
 /** Keywords typescript-json-schema copies from member tags as it reads them, to be checked and typed here. */
 const TAG_KEYWORDS = [

@@ -1,11 +1,11 @@
 import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { checkSchemas, describeCheck } from "./check-schemas.js";
-import { leaveCodeCacheUnwritten } from "./code-cache.js";
+import { leaveCodeCacheUnwritten } from "../program/code-cache.js";
 import { parseGenArgs, type GenOptions } from "./cli-args.js";
 import { restoreOptimizingCompiler } from "./one-shot-tiering.js";
-import { formatDiagnostic, hasErrors, relativePath, type Diagnostic } from "./diagnostic.js";
-import { ToolGenerator, type Generation } from "./tool-generator.js";
+import { formatDiagnostic, hasErrors, relativePath, type Diagnostic } from "../diagnostic.js";
+import { ToolGenerator, type Generation } from "../tool-generator.js";
 import { watchTools, type WatchHandle } from "./watch-tools.js";
 
 /** Where the CLI writes: results to stdout, diagnostics and progress to stderr. */

@@ -1,6 +1,6 @@
 import { builtinModules, createRequire } from "node:module";
 import path from "node:path";
-import { compiled, packageRoot } from "../shared/package-layout.js";
+import { compiled, packageRoot } from "../../shared/package-layout.js";
 import { ts } from "./compiler.js";
 import { importedModules } from "./imported-modules.js";
 import { mentionsNodeGlobal } from "./node-globals.js";
