@@ -39,3 +39,15 @@ it("the agent CLI and the tools import no compiler package and nothing from src/
   ]);
   expect(offending).toEqual([]);
 });
+
+it("the dialect conversion imports no compiler package and nothing from src/gen, so the runtime can use it", () => {
+  const dir = path.join(root, "src/shared/dialects");
+  const entries = readdirSync(dir).filter((name) => name.endsWith(".ts")).map((name) => path.join(dir, name));
+  const graph = importGraph(entries);
+  expect(graph.size).toBeGreaterThanOrEqual(entries.length);
+  const offending = [...graph].flatMap(([file, packages]) => [
+    ...(file.includes(`${path.sep}src${path.sep}gen${path.sep}`) ? [path.relative(root, file)] : []),
+    ...packages.filter((name) => COMPILER_PACKAGES.some((p) => name === p || name.startsWith(`${p}/`))).map((name) => `${path.relative(root, file)} imports ${name}`),
+  ]);
+  expect(offending).toEqual([]);
+});
