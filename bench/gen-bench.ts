@@ -92,7 +92,7 @@ function measureOnce(kind: "gen" | "baseline-cli" | "baseline-tsconfig" | "basel
 
 async function measureWatch(toolsDir: string, outFile: string): Promise<number[]> {
   const { ToolGenerator } = await import("../src/gen/tool-generator.js");
-  const { writeSchemas } = await import("../src/gen/command/run-gen.js");
+  const { writeSchemas } = await import("../src/gen/command/write-schemas.js");
   const generator = ToolGenerator.open(toolsDir, outFile);
   if ("severity" in generator) throw new Error(generator.message);
   const first = generator.generateAll();
