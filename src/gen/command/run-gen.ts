@@ -35,7 +35,7 @@ function generateOnce(argv: readonly string[], io: GenIo): number | WatchHandle 
     const shown = relativePath(io.cwd, options.outFile) || ".";
     return report([{ severity: "error", message: `--out ${shown} is a directory; give a file path such as ${path.join(shown, "schemas.json")}` }], io);
   }
-  const generator = ToolGenerator.open(options.toolsDir, options.outFile);
+  const generator = ToolGenerator.open(options.toolsDir, options.outFile, !options.watch);
   if ("severity" in generator) return report([generator], io);
   if (options.watch) {
     const handle = watchTools(generator, options, io);
