@@ -45,13 +45,14 @@ function versionsKey(): string {
   return createHash("sha256").update([FORMAT, ts.version, readFileSync(nodeTypes, "utf8"), readFileSync(undici, "utf8")].join("\0")).digest("hex");
 }
 
-function cacheDir(toolsDir: string): string {
+/** Where the subset for a tools folder is kept. */
+export function typingsCacheDir(toolsDir: string): string {
   const folder = createHash("sha256").update(path.resolve(toolsDir)).digest("hex").slice(0, 16);
   return path.join(typingsPackagesRoot(), ".cache", "sigloop", "node-typings", folder);
 }
 
 export function cachedTypings(toolsDir: string): CachedTypings | undefined {
-  const dir = cacheDir(toolsDir);
+  const dir = typingsCacheDir(toolsDir);
   let manifest: Manifest;
   try {
     manifest = JSON.parse(readFileSync(path.join(dir, "subset.json"), "utf8")) as Manifest;
@@ -76,7 +77,7 @@ export function cachedTypings(toolsDir: string): CachedTypings | undefined {
 /** Writes the subset for the next run; a failure (read-only node_modules, a full disk) only costs that run's speed. */
 export function saveTypings(toolsDir: string, subset: TypingsSubset): void {
   if (!cacheWritesAllowed()) return;
-  const dir = cacheDir(toolsDir);
+  const dir = typingsCacheDir(toolsDir);
   // Written aside and renamed, so a concurrent run never reads half a subset.
   const partial = `${dir}.${process.pid}.tmp`;
   try {
