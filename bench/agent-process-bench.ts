@@ -17,7 +17,7 @@ import { spawn } from "node:child_process";
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { runGen } from "../src/gen/run-gen.js";
+import { runGen } from "../src/gen/command/run-gen.js";
 import { startScriptedServer, type RecordedRequest, type ScriptedServer, type ScriptStep } from "../src/scripted-server/scripted-server.js";
 import { binPath, installedProject } from "./installed-project.js";
 import { npmScriptArgs } from "./npm-script.js";

@@ -42,7 +42,7 @@ export async function run(): Promise<void> {
   try {
     const rows: string[][] = [];
     for (const size of SIZES) {
-      const dirs = writeToolSet(path.join(root, String(size)), size, false);
+      const dirs = writeToolSet(path.join(root, String(size)), size, "nothing");
       // Runs are interleaved (ours, then the baselines, repeated) and each ratio is taken within one
       // round, so load from other work on the machine falls on both sides alike.
       const rounds = Array.from({ length: COLD_RUNS }, (_, round) => {
@@ -61,7 +61,10 @@ export async function run(): Promise<void> {
       let watch = "";
       if (size === 500) {
         process.stderr.write("bench: gen watch at 500…\n");
-        watch = `${fmt(median(await measureWatch(dirs.tools, path.join(dirs.dir, "schemas.json"))))} ms`;
+        const withNode = writeToolSet(path.join(root, "500-node"), size, "fs/promises");
+        const plain = median(await measureWatch(dirs.tools, path.join(dirs.dir, "schemas.json")));
+        const node = median(await measureWatch(withNode.tools, path.join(withNode.dir, "schemas.json")));
+        watch = `${fmt(plain)} ms (tools importing \`node:fs/promises\`, \`node:path\`: ${fmt(node)} ms)`;
       }
       rows.push([
         String(size), summary((r) => r.gen), summary((r) => r.cli), `**${ratio((r) => r.cli)}**`,
@@ -92,7 +95,7 @@ function measureOnce(kind: "gen" | "baseline-cli" | "baseline-tsconfig" | "basel
 
 async function measureWatch(toolsDir: string, outFile: string): Promise<number[]> {
   const { ToolGenerator } = await import("../src/gen/tool-generator.js");
-  const { writeSchemas } = await import("../src/gen/run-gen.js");
+  const { writeSchemas } = await import("../src/gen/command/write-schemas.js");
   const generator = ToolGenerator.open(toolsDir, outFile);
   if ("severity" in generator) throw new Error(generator.message);
   const first = generator.generateAll();
@@ -117,7 +120,7 @@ async function measureWatch(toolsDir: string, outFile: string): Promise<number[]
 async function child(kind: string, dir: string, out: string): Promise<void> {
   let tools: number;
   if (kind === "gen") {
-    const { runGen } = await import("../src/gen/run-gen.js");
+    const { runGen } = await import("../src/gen/command/run-gen.js");
     const code = runGen(["--tools", dir, "--out", out], { cwd: process.cwd(), stdout: () => {}, stderr: (text) => process.stderr.write(text) });
     if (code !== 0) throw new Error(`gen exited ${String(code)}`);
     tools = (JSON.parse(readFileSync(out, "utf8")) as { tools: unknown[] }).tools.length;

@@ -6,10 +6,12 @@
  * options at their defaults). Both run from the project root, so both see its node_modules/@types.
  *
  * 500 tools over 50 files sharing a `types.ts`; once with tools that use nothing from Node, once with
- * tools that import `node:fs` and read `process.env`. Runs alternate; the ratio is the median of the
+ * tools that import `node:fs` and read `process.env`, once with tools that import `node:fs/promises` and
+ * `node:path` and read `process.env`. Runs alternate; the ratio is the median of the
  * per-round ratios, so load from other work falls on both sides alike. "Cold" means a new process that
  * reads and checks the tool files afresh; the compiler's code cache (node_modules/.cache) is warm, as it
- * is on every run after the first one after an install.
+ * is on every run after the first one after an install, and so is the subset of Node's typings the
+ * tools reach (node_modules/.cache/sigloop/node-typings), written by the warm-up round.
  *
  * A second sigloop column runs what a package user runs: the compiled bin of the packed tarball installed
  * into a fresh project (`node_modules/.bin/sigloop gen`, plain JavaScript, no TypeScript loader).
@@ -26,17 +28,26 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const TOOLS = 500;
 const ROUNDS = 9;
 
+/** What the tool files use of Node: nothing, `node:fs` and `process.env`, or `node:fs/promises`, `node:path` and `process.env`. */
+export type NodeUse = "nothing" | "fs" | "fs/promises";
+const NODE_USES: readonly NodeUse[] = ["nothing", "fs", "fs/promises"];
+const ROW_LABELS: Record<NodeUse, string> = {
+  nothing: "tools use nothing from Node",
+  fs: "tools import `node:fs`, read `process.env`",
+  "fs/promises": "tools import `node:fs/promises` and `node:path`, read `process.env`",
+};
+
 export async function runGenAsUsersRun(): Promise<void> {
   // Inside the project (git-ignored tmp/), as a user's tools folder would be.
   const work = path.join(root, "tmp", `gen-process-bench-${process.pid}`);
   try {
     const bin = binPath(await installedProject());
     const rows: string[][] = [];
-    for (const usesNode of [false, true]) {
-      const set = writeToolSet(path.join(work, usesNode ? "node" : "plain"), TOOLS, usesNode);
+    for (const nodeUse of NODE_USES) {
+      const set = writeToolSet(path.join(work, nodeUse.replace("/", "-")), TOOLS, nodeUse);
       const rounds: HeadlineRound[] = [];
       for (let round = 0; round <= ROUNDS; round++) {
-        process.stderr.write(`bench: gen as a process${usesNode ? " (tools use Node)" : ""}, round ${round}/${ROUNDS}…\n`);
+        process.stderr.write(`bench: gen as a process (tools use ${nodeUse}), round ${round}/${ROUNDS}…\n`);
         const ours = await timeProcess([process.execPath, ...npmScriptArgs(root, "gen"), "--tools", set.tools, "--out", path.join(set.dir, "schemas.json")]);
         const installed = await timeProcess([bin, "gen", "--tools", set.tools, "--out", path.join(set.dir, "compiled.json")]);
         const theirs = await timeProcess([process.execPath, path.join(root, "bench", "baselines", "tjs-pass.mjs"), set.interfaces, path.join(set.dir, "tjs.json")]);
@@ -47,7 +58,7 @@ export async function runGenAsUsersRun(): Promise<void> {
         }
         rounds.push({ script: ours, installed, baseline: theirs });
       }
-      rows.push(headlineRow(usesNode ? "tools import `node:fs`, read `process.env`" : "tools use nothing from Node", rounds, 0));
+      rows.push(headlineRow(ROW_LABELS[nodeUse], rounds, 0));
     }
     printTable(`gen as users run it: cold \`gen --tools DIR --out FILE\` at ${TOOLS} tools, a process each (median of ${ROUNDS}, alternating)`, [
       "tools", "sigloop gen (`npm run gen` without npm)", "installed bin, compiled (`sigloop gen`)", "baseline: one typescript-json-schema pass (node)",
@@ -83,11 +94,26 @@ function checkOutputs(dir: string): void {
   }
 }
 
+const NODE_IMPORTS: Record<NodeUse, string[]> = {
+  nothing: [],
+  fs: ['import { existsSync } from "node:fs";'],
+  "fs/promises": ['import { readFile } from "node:fs/promises";', 'import path from "node:path";'],
+};
+const NODE_BODIES: Record<NodeUse, string[]> = {
+  nothing: ["  return query + filters.length + (paging?.page ?? 0) + mode + tags.length;"],
+  fs: ['  return query + filters.length + (paging?.page ?? 0) + mode + tags.length + String(existsSync(process.env.HOME ?? "."));'],
+  "fs/promises": [
+    '  const notes = await readFile(path.join(process.env.HOME ?? ".", "notes.txt"), "utf8");',
+    "  return query + filters.length + (paging?.page ?? 0) + mode + tags.length + notes.length;",
+  ],
+};
+
 /**
  * `size` tools over files of ten, sharing types from `types.ts`, and the same parameters as interfaces.
- * With `usesNode`, each tool file imports `node:fs` and reads `process.env`, as most real tools do.
+ * With Node (`nodeUse`), each tool file imports a Node module or two and reads `process.env`, as most
+ * real tools do.
  */
-export function writeToolSet(dir: string, size: number, usesNode: boolean): { dir: string; tools: string; interfaces: string } {
+export function writeToolSet(dir: string, size: number, nodeUse: NodeUse): { dir: string; tools: string; interfaces: string } {
   const tools = path.join(dir, "tools");
   const interfaces = path.join(dir, "interfaces");
   mkdirSync(tools, { recursive: true });
@@ -111,7 +137,7 @@ export function writeToolSet(dir: string, size: number, usesNode: boolean): { di
   writeFileSync(path.join(tools, "types.ts"), shared);
   writeFileSync(path.join(interfaces, "types.ts"), shared);
   for (let fileIndex = 0; fileIndex < size / 10; fileIndex++) {
-    const toolLines = ['import type { Filter, Mode, Paging } from "./types";', ...(usesNode ? ['import { existsSync } from "node:fs";'] : []), ""];
+    const toolLines = ['import type { Filter, Mode, Paging } from "./types";', ...NODE_IMPORTS[nodeUse], ""];
     const paramLines = ['import type { Filter, Mode, Paging } from "./types";', ""];
     for (let i = 0; i < 10; i++) {
       const name = `tool_${fileIndex}_${i}`;
@@ -125,9 +151,7 @@ export function writeToolSet(dir: string, size: number, usesNode: boolean): { di
         " * @param tags Labels.",
         " */",
         `export async function ${name}(query: string, filters: Filter[], paging?: Paging, mode: Mode = "fast", tags: string[] = []): Promise<string> {`,
-        usesNode
-          ? '  return query + filters.length + (paging?.page ?? 0) + mode + tags.length + String(existsSync(process.env.HOME ?? "."));'
-          : "  return query + filters.length + (paging?.page ?? 0) + mode + tags.length;",
+        ...NODE_BODIES[nodeUse],
         "}",
         "",
       );

@@ -17,7 +17,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import OpenAI from "openai";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
-import { runGen } from "../src/gen/run-gen.js";
+import { runGen } from "../src/gen/command/run-gen.js";
 import { createAgent } from "../src/runtime/loop/agent.js";
 import { loadSchemas } from "../src/runtime/execution/load-schemas.js";
 import { createTurnRequester } from "../src/runtime/model/model-client.js";

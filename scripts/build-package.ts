@@ -16,7 +16,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { bundlePackage } from "./bundle-package.js";
-import { processIo, runGen } from "../src/gen/run-gen.js";
+import { processIo, runGen } from "../src/gen/command/run-gen.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const dist = path.join(root, "dist");

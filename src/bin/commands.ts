@@ -16,7 +16,7 @@ export const COMMANDS: Record<string, Command> = {
   gen: {
     summary: "tools/*.ts → generated/schemas.json (--tools DIR, --out FILE, --check, --watch)",
     async run(argv) {
-      const { processIo, runGen } = await import("../gen/run-gen.js");
+      const { processIo, runGen } = await import("../gen/command/run-gen.js");
       const result = runGen(argv, processIo());
       return typeof result === "number" ? result : undefined;
     },

@@ -1,18 +1,18 @@
-import { ts } from "./compiler.js";
+import { ts } from "./program/compiler.js";
 import type { CallingConvention, JsonSchema, JsonValue, ParametersSchema, ToolAnnotations, ToolDefinition } from "../shared/schemas-file.js";
 import { diagnosticAt, hasErrors, type Diagnostic } from "./diagnostic.js";
-import { docHost, type DiscoveredTool } from "./discover-tools.js";
-import type { LibraryDocs } from "./library-docs.js";
-import { inspectJsonType } from "./json-compat.js";
-import { applyKeyword, isTypedKeyword, keywordFromTag, VALIDATION_TAGS } from "./keywords.js";
-import { literalDefault } from "./literal-default.js";
-import { outputSchemaOf } from "./output-schema.js";
-import type { SchemaEngine, TypeSchemas } from "./schema-engine.js";
-import { finishedSharedSchema, finishParameters, placeParameterKeywords, type ParameterKeyword } from "./finish-parameters.js";
-import { orderSchemaKeys, settle } from "./schema-walk.js";
-import { readToolAnnotations } from "./tool-annotations.js";
-import { readInlineParamDoc, readToolDocs, type ParamDoc, type ToolDocs } from "./tool-docs.js";
-import { strictToolDefinition } from "./strict-tool.js";
+import { docHost, type DiscoveredTool } from "./reflect/discover-tools.js";
+import type { LibraryDocs } from "./program/library-docs.js";
+import { inspectJsonType } from "./reflect/json-compat.js";
+import { applyKeyword, isTypedKeyword, keywordFromTag, VALIDATION_TAGS } from "./schema/keywords.js";
+import { literalDefault } from "./reflect/literal-default.js";
+import { outputSchemaOf } from "./schema/output-schema.js";
+import type { SchemaEngine, TypeSchemas } from "./schema/schema-engine.js";
+import { finishedSharedSchema, finishParameters, placeParameterKeywords, type ParameterKeyword } from "./schema/finish-parameters.js";
+import { orderSchemaKeys, settle } from "../shared/schema-walk.js";
+import { readToolAnnotations } from "./reflect/tool-annotations.js";
+import { readInlineParamDoc, readToolDocs, type ParamDoc, type ToolDocs } from "./reflect/tool-docs.js";
+import { strictToolDefinition } from "../shared/dialects/strict-tool.js";
 
 export interface BuiltTool {
   definition: ToolDefinition;

@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { ts } from "./compiler.js";
+import type { ts } from "./program/compiler.js";
 
 export type Severity = "error" | "warning";
 

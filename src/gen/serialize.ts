@@ -1,5 +1,5 @@
 import type { SchemasFile, ToolAnnotations, ToolBinding, ToolDefinition } from "../shared/schemas-file.js";
-import { ANNOTATION_ORDER } from "./tool-annotations.js";
+import { ANNOTATION_ORDER } from "./reflect/tool-annotations.js";
 
 /**
  * The bytes of a schemas file: keys in a fixed order at every level, 2-space indentation, a trailing

@@ -1,18 +1,21 @@
 import path from "node:path";
 import { existsSync, statSync } from "node:fs";
-import { ts } from "./compiler.js";
+import { ts } from "./program/compiler.js";
 import { currentInputsHash } from "../shared/inputs-hash.js";
 import type { SchemasFile, ToolBinding, ToolDefinition } from "../shared/schemas-file.js";
 import { listToolFiles } from "../shared/tool-files.js";
 import { buildTool, type BuiltTool } from "./build-tool.js";
 import { diagnosticAt, hasErrors, relativePath, sortDiagnostics, type Diagnostic } from "./diagnostic.js";
-import { discoverTools } from "./discover-tools.js";
-import { LibraryDocs } from "./library-docs.js";
-import { SchemaEngine } from "./schema-engine.js";
+import { discoverTools } from "./reflect/discover-tools.js";
+import { LibraryDocs } from "./program/library-docs.js";
+import { SchemaEngine } from "./schema/schema-engine.js";
 import { serializeSchemasFile } from "./serialize.js";
-import { compilerDiagnostics } from "./ts-diagnostics.js";
-import { ToolHost } from "./tool-host.js";
-import { isLocalSourceFile, needsNodeTypes, sigloopPackageFiles, toolCompilerOptions } from "./tool-project.js";
+import { compilerDiagnostics } from "./program/ts-diagnostics.js";
+import { ToolHost } from "./program/tool-host.js";
+import { isLocalSourceFile, needsNodeTypes, sigloopPackageFiles, toolCompilerOptions } from "./program/tool-project.js";
+import { cachedTypings, saveTypings, typingsPackagesRoot, type CachedTypings } from "./program/typings-cache.js";
+import { typingsSeeds } from "./program/typings-seeds.js";
+import { isNodeTypingsFile, typingsSubset } from "./program/typings-subset.js";
 
 /** The outcome of one generation: the file to write (absent when there is an error) and every diagnostic. */
 export interface Generation {
@@ -43,6 +46,8 @@ export class ToolGenerator {
   private host!: ToolHost;
   private program!: ts.Program;
   private withNodeTypes = false;
+  /** The cached subset of Node's typings the Program was made with; undefined: the whole typings. */
+  private typings: CachedTypings | undefined;
   private toolFiles: string[] = [];
   private readonly toolResults = new Map<string, ToolFileResult>();
   private readonly checked = new Map<string, Diagnostic[]>();
@@ -50,11 +55,20 @@ export class ToolGenerator {
   /** Local file → the local files it imports; refreshed only for the files that change. */
   private readonly imports = new Map<string, string[]>();
 
-  private constructor(readonly toolsDir: string, readonly outFile: string) {}
+  private constructor(
+    readonly toolsDir: string,
+    readonly outFile: string,
+    private readonly typingsSubsets: boolean,
+  ) {}
 
-  /** Opens a tools folder; a missing or empty folder is a diagnostic, not a throw. */
-  static open(toolsDir: string, outFile: string): ToolGenerator | Diagnostic {
-    const generator = new ToolGenerator(toolsDir, outFile);
+  /**
+   * Opens a tools folder; a missing or empty folder is a diagnostic, not a throw. `typingsSubsets`: a
+   * one-shot run compiles against the cached subset of Node's typings its tools reach (and writes it
+   * when missing), which parses and binds a fifth of them; watch mode keeps the whole typings, whose
+   * Program stays warm and takes any edit.
+   */
+  static open(toolsDir: string, outFile: string, typingsSubsets = false): ToolGenerator | Diagnostic {
+    const generator = new ToolGenerator(toolsDir, outFile, typingsSubsets);
     const problem = generator.readToolFiles();
     if (problem !== undefined) return problem;
     generator.load();
@@ -74,8 +88,23 @@ export class ToolGenerator {
     this.toolResults.clear();
     this.imports.clear();
     for (const file of this.inputFiles()) this.checked.set(file, compilerDiagnostics(program, program.getSourceFile(file)));
-    this.rebuildTools(this.toolFiles);
-    return this.assemble();
+    const built = this.rebuildTools(this.toolFiles);
+    const generation = this.assemble();
+    if (this.typings !== undefined && (!built || hasErrors(generation.diagnostics))) {
+      // Messages may name what the subset leaves out ("did you mean …?"): they come from the whole typings.
+      this.load(false);
+      return this.generateAll();
+    }
+    if (this.typingsSubsets && this.withNodeTypes && this.typings === undefined && !hasErrors(generation.diagnostics)) {
+      saveTypings(this.toolsDir, typingsSubset(program, typingsSeeds(this.ownFiles()), typingsPackagesRoot()));
+    }
+    return generation;
+  }
+
+  /** The Program's files that are not the ES library or Node's typings: what decides the typings they need. */
+  private ownFiles(): ts.SourceFile[] {
+    const program = this.program;
+    return program.getSourceFiles().filter((file) => !program.isSourceFileDefaultLibrary(file) && !isNodeTypingsFile(file.fileName));
   }
 
   /**
@@ -121,11 +150,17 @@ export class ToolGenerator {
     return undefined;
   }
 
-  private load(): void {
+  private load(typingsSubset = this.typingsSubsets): void {
     // A fresh host: a reload (a tool file added or removed, Node's typings newly needed) parses afresh.
     this.host = new ToolHost();
     this.withNodeTypes = needsNodeTypes(this.toolFiles, this.host);
-    this.program = this.host.createProgram(this.toolFiles, toolCompilerOptions(this.withNodeTypes));
+    this.typings = this.withNodeTypes && typingsSubset ? cachedTypings(this.toolsDir) : undefined;
+    this.program = this.host.createProgram(this.toolFiles, toolCompilerOptions(this.withNodeTypes, this.typings?.typeRoot));
+    if (this.typings !== undefined && !this.typings.covers(typingsSeeds(this.ownFiles()))) {
+      // The files reach further than the subset holds (a new import, a newly named global): the whole typings.
+      this.typings = undefined;
+      this.program = this.host.createProgram(this.toolFiles, toolCompilerOptions(true), this.program);
+    }
   }
 
   /** The given files and every local file that imports them, directly or not. */
@@ -154,12 +189,15 @@ export class ToolGenerator {
     return result;
   }
 
-  private rebuildTools(toolFiles: readonly string[]): void {
-    if (!this.buildTools(toolFiles).missed) return;
+  /** False when a schema wanted documentation the subset of Node's typings leaves out: the whole typings have it. */
+  private rebuildTools(toolFiles: readonly string[]): boolean {
+    if (!this.buildTools(toolFiles).missed) return true;
+    if (this.typings !== undefined) return false;
     // A schema wanted documentation from Node's typings, parsed without it: parse it, build again.
     this.host.parseLibraryDocs();
     this.program = this.host.createProgram(this.toolFiles, this.program.getCompilerOptions(), this.program);
     this.buildTools(this.toolFiles);
+    return true;
   }
 
   private buildTools(toolFiles: readonly string[]): LibraryDocs {

@@ -3,7 +3,7 @@
  * (the scripted model counts one character as one token) is refused with HTTP 400, in the error shape and
  * wording of a real provider, before any script step is used.
  */
-import type { ChatRequestBody, StatusFault } from "./scripted-server.js";
+import type { ChatRequestBody, StatusFault } from "./wire-shapes.js";
 
 export type ContextLimitWording = "openai" | "deepseek" | "lmstudio" | "llama.cpp";
 

@@ -5,7 +5,7 @@
  * answered exactly once, in order, before the conversation goes on. A `strict: true` function definition
  * must keep to OpenAI's strict dialect (strict-dialect.ts), as the real API demands.
  */
-import type { ChatRequestBody } from "./scripted-server.js";
+import type { ChatRequestBody } from "./wire-shapes.js";
 import { strictDialectViolations } from "./strict-dialect.js";
 
 const ALLOWED_KEYS: Record<string, readonly string[]> = {

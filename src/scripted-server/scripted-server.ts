@@ -23,6 +23,9 @@ import type { AddressInfo, Socket } from "node:net";
 import { contextLimitRefusal, type ContextLimit } from "./context-limit.js";
 import { openReplyBody, type ContentCoding } from "./reply-encoding.js";
 import { findViolations } from "./request-rules.js";
+import type { ChatRequestBody, StatusFault } from "./wire-shapes.js";
+
+export type { ChatRequestBody, StatusFault } from "./wire-shapes.js";
 
 /** One tool call the scripted model makes. */
 export interface ScriptedToolCall {
@@ -74,14 +77,6 @@ export interface ReplyStep {
   stream?: StreamShape;
   /** Wait this long before sending the response headers. */
   delayMs?: number;
-}
-
-/** An HTTP error response. `body` as an object is sent as JSON, as a string verbatim. */
-export interface StatusFault {
-  fault: "status";
-  status: number;
-  body?: unknown;
-  headers?: Record<string, string>;
 }
 
 /**
@@ -140,16 +135,6 @@ export interface RecordedRequest {
   flags: string[];
   /** Refused as longer than `contextLimit` (no script step was used). */
   refusedForLength?: boolean;
-}
-
-/** The parts of a Chat Completions request body the server looks at. */
-export interface ChatRequestBody {
-  model?: unknown;
-  messages?: unknown;
-  tools?: unknown;
-  stream?: unknown;
-  stream_options?: unknown;
-  [key: string]: unknown;
 }
 
 export interface ScriptedServerOptions {

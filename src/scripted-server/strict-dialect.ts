@@ -2,7 +2,7 @@
  * What OpenAI answers a `strict: true` function definition whose `parameters` leave its strict dialect
  * (Structured Outputs' supported subset of JSON Schema), in its own words: one sentence per problem,
  * `In context=('properties', 'x'), 'minLength' is not permitted.`. Written apart from the generator's
- * transform (src/gen/strict-parameters.ts) so each checks the other. The rules:
+ * transform (src/shared/dialects/strict-parameters.ts) so each checks the other. The rules:
  * - the root is `type: "object"`, not `anyOf`;
  * - every object has `additionalProperties: false` and `required` naming exactly its `properties`;
  * - only these keywords: type, properties, required, additionalProperties, items (one schema), enum,

@@ -3,7 +3,7 @@ import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { npmScriptArgs } from "../../bench/npm-script.js";
-import { runGen, type GenIo } from "../../src/gen/run-gen.js";
+import { runGen, type GenIo } from "../../src/gen/command/run-gen.js";
 import { currentInputsHash } from "../../src/shared/inputs-hash.js";
 import type { SchemasFile } from "../../src/shared/schemas-file.js";
 import { repoRoot, writeTree } from "./support.js";

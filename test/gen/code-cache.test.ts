@@ -9,7 +9,7 @@ import { repoRoot, writeTree } from "./support.js";
  * The code cache lives across processes (it is written when a process exits), so each step is a fresh
  * `node` loading a package through `requireWithCodeCache`, as `gen` loads the compiler.
  */
-const codeCache = pathToFileURL(path.join(repoRoot, "src/gen/code-cache.ts")).href;
+const codeCache = pathToFileURL(path.join(repoRoot, "src/gen/program/code-cache.ts")).href;
 
 function loadInFreshProcess(file: string, readOnly = false): string {
   const script = `const { leaveCodeCacheUnwritten, requireWithCodeCache } = await import(${JSON.stringify(codeCache)}); ${readOnly ? "leaveCodeCacheUnwritten();" : ""} const m = requireWithCodeCache(${JSON.stringify(file)}); console.log(m.answer, m.double(21), m.sibling);`;

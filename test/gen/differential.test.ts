@@ -5,7 +5,7 @@ import fc from "fast-check";
 import { Project } from "ts-morph";
 import { describe, expect, it } from "vitest";
 import type { JsonSchema, JsonValue, SchemasFile } from "../../src/shared/schemas-file.js";
-import { toolCompilerOptions } from "../../src/gen/tool-project.js";
+import { toolCompilerOptions } from "../../src/gen/program/tool-project.js";
 import { dropOptionalNulls } from "../../src/runtime/execution/null-as-absent.js";
 import { compileStrict, fixturesDir, generate, writeTree } from "./support.js";
 

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { runGen, type GenIo } from "../../src/gen/run-gen.js";
+import { runGen, type GenIo } from "../../src/gen/command/run-gen.js";
 import { generate, messages, writeTree } from "./support.js";
 
 /** One folder holding every kind of mistake: all of them are reported in one run. */

@@ -14,8 +14,8 @@ const module = (file: string) => JSON.stringify(pathToFileURL(path.join(repoRoot
 
 function libFilesInFreshProcess(bundle: string, readOnly = false): { names: string[]; es5?: string; dom?: string } {
   const script = [
-    `const { leaveCodeCacheUnwritten } = await import(${module("src/gen/code-cache.ts")});`,
-    `const { loadLibFiles } = await import(${module("src/gen/lib-files.ts")});`,
+    `const { leaveCodeCacheUnwritten } = await import(${module("src/gen/program/code-cache.ts")});`,
+    `const { loadLibFiles } = await import(${module("src/gen/program/lib-files.ts")});`,
     readOnly ? "leaveCodeCacheUnwritten();" : "",
     `const libs = loadLibFiles(${JSON.stringify(bundle)});`,
     'console.log(JSON.stringify({ names: [...libs.names], es5: libs.text("lib.es5.d.ts"), dom: libs.text("lib.dom.d.ts") }));',
@@ -46,7 +46,7 @@ describe("the library files", () => {
     expect(libFilesInFreshProcess(bundle)).toEqual(expected);
     expect(loads()).toBe(2);
     expect(kept()).toHaveLength(1);
-    const script = `const { loadLibFiles } = await import(${module("src/gen/lib-files.ts")}); const libs = loadLibFiles(${JSON.stringify(bundle)}); console.log(libs.text("lib.es5.d.ts"), [...libs.names].length);`;
+    const script = `const { loadLibFiles } = await import(${module("src/gen/program/lib-files.ts")}); const libs = loadLibFiles(${JSON.stringify(bundle)}); console.log(libs.text("lib.es5.d.ts"), [...libs.names].length);`;
     expect(execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: repoRoot, encoding: "utf8" }).trim()).toBe("declare var es5: number; 2");
     expect(loads()).toBe(2);
     expect(libFilesInFreshProcess(bundle)).toEqual(expected);

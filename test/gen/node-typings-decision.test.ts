@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ts } from "../../src/gen/compiler.js";
-import { mentionsNodeGlobal as namesNodeGlobal } from "../../src/gen/node-globals.js";
-import { ToolHost } from "../../src/gen/tool-host.js";
-import { needsNodeTypes } from "../../src/gen/tool-project.js";
+import { ts } from "../../src/gen/program/compiler.js";
+import { mentionsNodeGlobal as namesNodeGlobal } from "../../src/gen/program/node-globals.js";
+import { ToolHost } from "../../src/gen/program/tool-host.js";
+import { needsNodeTypes } from "../../src/gen/program/tool-project.js";
 import path from "node:path";
 import { generate, messages, writeTree } from "./support.js";
 

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { runGen } from "../../src/gen/run-gen.js";
+import { runGen } from "../../src/gen/command/run-gen.js";
 import { compileStrict, generate, messages, writeTree } from "./support.js";
 
 const TOOLS = `

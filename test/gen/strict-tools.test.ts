@@ -1,8 +1,8 @@
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { checkSchemas } from "../../src/gen/check-schemas.js";
+import { checkSchemas } from "../../src/gen/command/check-schemas.js";
 import { serializeSchemasFile } from "../../src/gen/serialize.js";
-import { toStrictParameters } from "../../src/gen/strict-parameters.js";
+import { toStrictParameters } from "../../src/shared/dialects/strict-parameters.js";
 import type { JsonSchema, ParametersSchema, SchemasFile, ToolDefinition } from "../../src/shared/schemas-file.js";
 import { fixtureSchemas } from "../fixtures/executor/schemas.js";
 import { strictDialectViolations } from "../../src/scripted-server/strict-dialect.js";

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { Node, Project } from "ts-morph";
 import { describe, expect, it } from "vitest";
-import { lastJsDoc, readToolDocs } from "../../src/gen/tool-docs.js";
+import { lastJsDoc, readToolDocs } from "../../src/gen/reflect/tool-docs.js";
 
 /**
  * gen reads a tool's JSDoc through the compiler's nodes. Descriptions were read with ts-morph before,

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compareToolNames } from "../../src/gen/tool-name-order.js";
+import { compareToolNames } from "../../src/gen/reflect/tool-name-order.js";
 
 /**
  * A file's tools are built in the order `localeCompare` gave their names before (English, the Unicode

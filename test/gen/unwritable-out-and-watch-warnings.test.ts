@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { runGen } from "../../src/gen/run-gen.js";
-import type { WatchHandle } from "../../src/gen/watch-tools.js";
+import { runGen } from "../../src/gen/command/run-gen.js";
+import type { WatchHandle } from "../../src/gen/command/watch-tools.js";
 import { writeTree } from "./support.js";
 
 describe("--out that cannot be written", () => {

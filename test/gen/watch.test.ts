@@ -1,8 +1,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runGen, type GenIo } from "../../src/gen/run-gen.js";
-import type { WatchHandle } from "../../src/gen/watch-tools.js";
+import { runGen, type GenIo } from "../../src/gen/command/run-gen.js";
+import type { WatchHandle } from "../../src/gen/command/watch-tools.js";
 import type { SchemasFile } from "../../src/shared/schemas-file.js";
 import { generate, writeTree } from "./support.js";
 

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { runGen } from "../../../src/gen/run-gen.js";
+import { runGen } from "../../../src/gen/command/run-gen.js";
 import { loadSchemas } from "../../../src/runtime/execution/load-schemas.js";
 import { createToolExecutor } from "../../../src/runtime/execution/tool-executor.js";
 import type { ToolExecutor } from "../../../src/runtime/loop/types.js";

@@ -1,4 +1,9 @@
-import type { JsonSchema, JsonValue } from "../shared/schemas-file.js";
+/**
+ * Walking JSON Schemas, for gen and the dialect conversion alike (no compiler): every subschema of a node,
+ * keys in canonical order, schemas *settled* (frozen and marked, shared by every tool that uses them), and
+ * the definitions no `$ref` reaches dropped.
+ */
+import type { JsonSchema, JsonValue } from "./schemas-file.js";
 
 const SCHEMA_MAPS = ["properties", "patternProperties", "definitions", "dependencies"];
 const SCHEMA_VALUES = ["additionalProperties", "additionalItems", "items", "contains", "not", "if", "then", "else", "propertyNames"];
@@ -123,4 +128,25 @@ function byKeywordOrder(a: string, b: string): number {
 
 function keywordRank(key: string): number {
   return KEYWORD_RANK.get(key) ?? KEYWORD_ORDER.length;
+}
+
+/** Removes the definitions no `$ref` reaches from the root, and `definitions` itself when none is left. */
+export function dropUnusedDefinitions(root: JsonSchema): void {
+  const definitions = root.definitions;
+  if (typeof definitions !== "object" || definitions === null || Array.isArray(definitions)) return;
+  const used = new Set<string>();
+  const pending: JsonSchema[] = [{ ...root, definitions: {} }];
+  while (pending.length > 0) {
+    forEachSchema(pending.pop()!, (node) => {
+      const ref = node.$ref;
+      if (typeof ref !== "string") return;
+      const name = ref.slice("#/definitions/".length);
+      const target = definitions[name];
+      if (used.has(name) || typeof target !== "object" || target === null || Array.isArray(target)) return;
+      used.add(name);
+      pending.push(target);
+    });
+  }
+  for (const name of Object.keys(definitions)) if (!used.has(name)) delete definitions[name];
+  if (used.size === 0) delete root.definitions;
 }

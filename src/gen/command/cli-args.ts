@@ -1,6 +1,6 @@
 import path from "node:path";
-import { commandLine } from "../shared/package-layout.js";
-import type { Diagnostic } from "./diagnostic.js";
+import { commandLine } from "../../shared/package-layout.js";
+import type { Diagnostic } from "../diagnostic.js";
 
 export interface GenOptions {
   /** Absolute path of the tools folder. */

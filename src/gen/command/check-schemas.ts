@@ -1,5 +1,5 @@
-import type { SchemasFile } from "../shared/schemas-file.js";
-import { commandLine } from "../shared/package-layout.js";
+import type { SchemasFile } from "../../shared/schemas-file.js";
+import { commandLine } from "../../shared/package-layout.js";
 
 /** What `--check` found: nothing (up to date) or the tools that differ and how. */
 export interface CheckResult {

@@ -4,7 +4,7 @@
  * warning gen prints about it (which parameter, and why). Never an error: the tool still works, the
  * model's arguments are just not constrained while they are decoded.
  */
-import type { ToolDefinition } from "../shared/schemas-file.js";
+import type { ToolDefinition } from "../schemas-file.js";
 import { toStrictParameters, type StrictProblem } from "./strict-parameters.js";
 
 export interface StrictTool {

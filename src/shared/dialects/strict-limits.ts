@@ -13,8 +13,8 @@
  * Each problem names the parameter that holds the most of what was exceeded (its own schema and the
  * definitions it reaches), so gen can point at it; none when only the parameters' own count is too many.
  */
-import type { JsonSchema, JsonValue } from "../shared/schemas-file.js";
-import { childSchemas, forEachSchema, isSettled } from "./schema-walk.js";
+import type { JsonSchema, JsonValue } from "../schemas-file.js";
+import { childSchemas, forEachSchema, isSettled } from "../schema-walk.js";
 
 export const STRICT_LIMITS = {
   properties: 5000,

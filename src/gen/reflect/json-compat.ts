@@ -1,4 +1,4 @@
-import { ts } from "./compiler.js";
+import { ts } from "../program/compiler.js";
 
 /** Something in a parameter's type that JSON cannot carry (an error) or does not constrain (a warning). */
 export interface TypeFinding {

@@ -1,6 +1,6 @@
 import type { ts as Compiler } from "ts-morph";
-import { ts } from "./compiler.js";
-import { VALIDATION_TAGS } from "./keywords.js";
+import { ts } from "../program/compiler.js";
+import { VALIDATION_TAGS } from "../schema/keywords.js";
 
 /** A validation tag as written, e.g. `@minimum 1`. */
 export interface DocTag {

@@ -1,10 +1,10 @@
 import { watch, type FSWatcher } from "node:fs";
 import path from "node:path";
 import type { GenOptions } from "./cli-args.js";
-import { formatDiagnostic, relativePath, type Diagnostic } from "./diagnostic.js";
-import type { GenIo } from "./run-gen.js";
-import { countTools, writeSchemasOrExplain } from "./run-gen.js";
-import type { Generation, ToolGenerator } from "./tool-generator.js";
+import { formatDiagnostic, relativePath, type Diagnostic } from "../diagnostic.js";
+import { countTools, type GenIo } from "./gen-io.js";
+import type { Generation, ToolGenerator } from "../tool-generator.js";
+import { writeSchemasOrExplain } from "./write-schemas.js";
 
 export interface WatchHandle {
   close(): void;

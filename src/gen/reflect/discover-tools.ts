@@ -1,6 +1,6 @@
 import path from "node:path";
-import { ts } from "./compiler.js";
-import { diagnosticAt, type Diagnostic } from "./diagnostic.js";
+import { ts } from "../program/compiler.js";
+import { diagnosticAt, type Diagnostic } from "../diagnostic.js";
 import { compareToolNames } from "./tool-name-order.js";
 
 export type ToolFunction = ts.FunctionDeclaration | ts.ArrowFunction | ts.FunctionExpression;

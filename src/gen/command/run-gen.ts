@@ -1,24 +1,15 @@
-import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { checkSchemas, describeCheck } from "./check-schemas.js";
-import { leaveCodeCacheUnwritten } from "./code-cache.js";
+import { countTools, type GenIo } from "./gen-io.js";
+import { leaveCodeCacheUnwritten } from "../program/code-cache.js";
 import { parseGenArgs, type GenOptions } from "./cli-args.js";
-import { formatDiagnostic, hasErrors, relativePath, type Diagnostic } from "./diagnostic.js";
-import { ToolGenerator, type Generation } from "./tool-generator.js";
+import { formatDiagnostic, hasErrors, relativePath, type Diagnostic } from "../diagnostic.js";
+import { ToolGenerator, type Generation } from "../tool-generator.js";
 import { watchTools, type WatchHandle } from "./watch-tools.js";
+import { writeSchemasOrExplain } from "./write-schemas.js";
 
-/** Where the CLI writes: results to stdout, diagnostics and progress to stderr. */
-export interface GenIo {
-  cwd: string;
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-}
-
-export const processIo = (): GenIo => ({
-  cwd: process.cwd(),
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
-});
+export { processIo, type GenIo } from "./gen-io.js";
 
 /**
  * `npm run gen`: generate (or `--check`) once and return the exit code, or start `--watch` and return
@@ -43,7 +34,7 @@ function generateOnce(argv: readonly string[], io: GenIo): number | WatchHandle 
     const shown = relativePath(io.cwd, options.outFile) || ".";
     return report([{ severity: "error", message: `--out ${shown} is a directory; give a file path such as ${path.join(shown, "schemas.json")}` }], io);
   }
-  const generator = ToolGenerator.open(options.toolsDir, options.outFile);
+  const generator = ToolGenerator.open(options.toolsDir, options.outFile, !options.watch);
   if ("severity" in generator) return report([generator], io);
   if (options.watch) {
     return watchTools(generator, options, io);
@@ -73,50 +64,6 @@ function write(options: GenOptions, generation: Generation, io: GenIo): number {
   if (failure !== undefined) return report([{ severity: "error", message: failure }], io);
   io.stdout(`gen: ${countTools(generation.file!.tools.length)} → ${relativePath(io.cwd, options.outFile)}\n`);
   return 0;
-}
-
-export function countTools(count: number): string {
-  return `${count} tool${count === 1 ? "" : "s"}`;
-}
-
-/**
- * Writes only when the bytes differ, so an unchanged file keeps its timestamp. Bytes are compared, not
- * text: decoding the 3 MB file of 500 tools as UTF-8 to compare strings took twice as long.
- */
-export function writeSchemas(outFile: string, text: string): boolean {
-  const bytes = Buffer.from(text);
-  if (holdsBytes(outFile, bytes)) return false;
-  mkdirSync(path.dirname(outFile), { recursive: true });
-  writeFileSync(outFile, bytes);
-  return true;
-}
-
-function holdsBytes(file: string, bytes: Buffer): boolean {
-  try {
-    return statSync(file).size === bytes.length && readFileSync(file).equals(bytes);
-  } catch {
-    return false;
-  }
-}
-
-/** Writes like `writeSchemas`; returns what went wrong, in words, instead of throwing. */
-export function writeSchemasOrExplain(outFile: string, text: string, cwd: string): string | undefined {
-  try {
-    writeSchemas(outFile, text);
-    return undefined;
-  } catch (error) {
-    return `cannot write ${relativePath(cwd, outFile)}: ${writeProblem(error)}`;
-  }
-}
-
-function writeProblem(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === "EISDIR") return "it is a directory; give a file path inside it";
-  if (code === "EACCES" || code === "EPERM") return "permission denied; choose another --out or fix the folder's permissions";
-  if (code === "ENOTDIR" || code === "EEXIST") return "a part of its path is a file, not a folder";
-  if (code === "EROFS") return "the file system is read-only";
-  if (code === "ENOSPC") return "the disk is full";
-  return error instanceof Error ? error.message : String(error);
 }
 
 function isDirectory(file: string): boolean {

@@ -1,7 +1,7 @@
-import { ts } from "./compiler.js";
+import { ts } from "../program/compiler.js";
 import type { Definition, JsonSchemaGenerator } from "typescript-json-schema";
-import type { LibraryDocs } from "./library-docs.js";
-import { loadTypescriptJsonSchema } from "./shared-compiler.js";
+import type { LibraryDocs } from "../program/library-docs.js";
+import { loadTypescriptJsonSchema } from "../program/shared-compiler.js";
 
 const tsjs = loadTypescriptJsonSchema();
 

@@ -1,5 +1,5 @@
-import type { JsonValue } from "../shared/schemas-file.js";
-import { ts } from "./compiler.js";
+import type { JsonValue } from "../../shared/schemas-file.js";
+import { ts } from "../program/compiler.js";
 
 /**
  * The JSON value of a default initializer written as a literal (string, number, boolean, null, or an

@@ -13,9 +13,8 @@
  * Open objects (records, index signatures), `{}` (unknown/any), composition keywords the dialect lacks
  * and schemas past its size limits cannot be expressed: then the result lists why, per parameter.
  */
-import type { JsonSchema, JsonValue, ParametersSchema } from "../shared/schemas-file.js";
-import { dropUnusedDefinitions } from "./finish-parameters.js";
-import { forEachSchema, isSettled, orderSchemaKeys, settle } from "./schema-walk.js";
+import type { JsonSchema, JsonValue, ParametersSchema } from "../schemas-file.js";
+import { dropUnusedDefinitions, forEachSchema, isSettled, orderSchemaKeys, settle } from "../schema-walk.js";
 import { strictLimitProblems } from "./strict-limits.js";
 import { describeWithWords, droppedKeywordWords, STRICT_FORMATS, typePhrase } from "./strict-words.js";
 

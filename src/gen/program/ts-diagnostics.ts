@@ -1,5 +1,5 @@
 import { ts } from "./compiler.js";
-import type { Diagnostic } from "./diagnostic.js";
+import type { Diagnostic } from "../diagnostic.js";
 
 /** The compiler's own diagnostics for one file (or the whole program), as our Diagnostic values. */
 export function compilerDiagnostics(program: ts.Program, sourceFile?: ts.SourceFile): Diagnostic[] {

@@ -3,7 +3,7 @@
  * becomes a short phrase in that schema's description (`default: 20`, `at least 1 character`), so the
  * model still knows the constraint the local validator goes on enforcing.
  */
-import type { JsonSchema, JsonValue } from "../shared/schemas-file.js";
+import type { JsonSchema, JsonValue } from "../schemas-file.js";
 
 /** The string formats the dialect accepts; any other `format` is dropped and said in words. */
 export const STRICT_FORMATS: ReadonlySet<string> = new Set(["date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"]);

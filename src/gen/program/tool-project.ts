@@ -1,6 +1,6 @@
 import { builtinModules, createRequire } from "node:module";
 import path from "node:path";
-import { compiled, packageRoot } from "../shared/package-layout.js";
+import { compiled, packageRoot } from "../../shared/package-layout.js";
 import { ts } from "./compiler.js";
 import { importedModules } from "./imported-modules.js";
 import { mentionsNodeGlobal } from "./node-globals.js";
@@ -12,9 +12,10 @@ import type { ToolHost } from "./tool-host.js";
  * automatic `@types` loading, no checking of `.d.ts` files. Bundler resolution accepts `./types`,
  * `./types.js` and `./types.ts`, as tsx does. The library is the compiler's own: TypeScript would
  * otherwise look for a replacement package (`@typescript/lib-es2015/core`, …) for each of the library's
- * files in every `node_modules` above the current directory, 20–30 ms of a cold run.
+ * files in every `node_modules` above the current directory, 20–30 ms of a cold run. `nodeTypesRootAt`:
+ * where Node's typings are, when not the installed ones (a subset of them, `typings-cache.ts`).
  */
-export function toolCompilerOptions(withNodeTypes: boolean): ts.CompilerOptions {
+export function toolCompilerOptions(withNodeTypes: boolean, nodeTypesRootAt?: string): ts.CompilerOptions {
   return {
     target: ts.ScriptTarget.ES2022,
     lib: ["lib.es2022.d.ts"],
@@ -30,7 +31,7 @@ export function toolCompilerOptions(withNodeTypes: boolean): ts.CompilerOptions 
     noEmit: true,
     types: withNodeTypes ? ["node"] : [],
     // Our own @types, so tools outside this project still find Node's typings.
-    ...(withNodeTypes ? { typeRoots: [nodeTypesRoot()] } : {}),
+    ...(withNodeTypes ? { typeRoots: [nodeTypesRootAt ?? nodeTypesRoot()] } : {}),
   };
 }
 

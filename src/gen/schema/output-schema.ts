@@ -5,12 +5,12 @@
  * (a string, an array, a union, `void`, `unknown`) has no output schema: MCP requires one to describe an
  * object, and the tool's result is then sent as text only.
  */
-import { ts } from "./compiler.js";
-import type { JsonSchema, ParametersSchema } from "../shared/schemas-file.js";
-import { diagnosticAt, type Diagnostic } from "./diagnostic.js";
-import type { DiscoveredTool } from "./discover-tools.js";
+import { ts } from "../program/compiler.js";
+import type { JsonSchema, ParametersSchema } from "../../shared/schemas-file.js";
+import { diagnosticAt, type Diagnostic } from "../diagnostic.js";
+import type { DiscoveredTool } from "../reflect/discover-tools.js";
 import { finishedSharedSchema, finishParameters } from "./finish-parameters.js";
-import { inspectJsonType } from "./json-compat.js";
+import { inspectJsonType } from "../reflect/json-compat.js";
 import type { SchemaEngine } from "./schema-engine.js";
 
 export function outputSchemaOf(tool: DiscoveredTool, engine: SchemaEngine, checker: ts.TypeChecker): { schema?: JsonSchema; diagnostics: Diagnostic[] } {

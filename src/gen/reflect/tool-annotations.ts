@@ -4,9 +4,9 @@
  * and `openWorldHint`. Only the tags written are recorded, so a client applies MCP's own defaults to the
  * rest. They are hints for a client's consent and display, never enforced by the runtime.
  */
-import { ts } from "./compiler.js";
+import { ts } from "../program/compiler.js";
 import { lastJsDoc } from "./tool-docs.js";
-import type { ToolAnnotations } from "../shared/schemas-file.js";
+import type { ToolAnnotations } from "../../shared/schemas-file.js";
 
 const HINTS: Record<string, keyof ToolAnnotations> = {
   readOnly: "readOnlyHint",

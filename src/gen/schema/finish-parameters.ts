@@ -1,6 +1,6 @@
-import type { JsonSchema, JsonValue, ParametersSchema } from "../shared/schemas-file.js";
+import type { JsonSchema, JsonValue, ParametersSchema } from "../../shared/schemas-file.js";
 import { applyKeyword, isTypedKeyword, normalizeKeyword, placeKeyword, type PlacementProblem } from "./keywords.js";
-import { forEachSchema, orderSchemaKeys, settle } from "./schema-walk.js";
+import { dropUnusedDefinitions, forEachSchema, orderSchemaKeys, settle } from "../../shared/schema-walk.js";
 
 /** Keywords typescript-json-schema copies from member tags as it reads them, to be checked and typed here. */
 const TAG_KEYWORDS = [
@@ -222,25 +222,4 @@ function safeDefinitionNames(names: string[]): Map<string, string> {
     result.set(name, safe);
   }
   return result;
-}
-
-/** Removes the definitions no `$ref` reaches from the root, and `definitions` itself when none is left. */
-export function dropUnusedDefinitions(root: JsonSchema): void {
-  const definitions = root.definitions;
-  if (typeof definitions !== "object" || definitions === null || Array.isArray(definitions)) return;
-  const used = new Set<string>();
-  const pending: JsonSchema[] = [{ ...root, definitions: {} }];
-  while (pending.length > 0) {
-    forEachSchema(pending.pop()!, (node) => {
-      const ref = node.$ref;
-      if (typeof ref !== "string") return;
-      const name = ref.slice("#/definitions/".length);
-      const target = definitions[name];
-      if (used.has(name) || typeof target !== "object" || target === null || Array.isArray(target)) return;
-      used.add(name);
-      pending.push(target);
-    });
-  }
-  for (const name of Object.keys(definitions)) if (!used.has(name)) delete definitions[name];
-  if (used.size === 0) delete root.definitions;
 }

@@ -1,4 +1,4 @@
-import type { JsonValue } from "../shared/schemas-file.js";
+import type { JsonValue } from "../../shared/schemas-file.js";
 
 /**
  * The JSDoc tags that become JSON Schema keywords, and the JSON type each keyword needs. A tag's text is
