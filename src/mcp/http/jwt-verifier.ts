@@ -1,0 +1,26 @@
+/**
+ * JWTs from an outside authorization server, checked with `jose`: the signature against a key of the
+ * JWKS at `--jwks-url` (fetched on first use, cached, fetched again for an unknown key id), the expiry
+ * and not-before times, the issuer and the audience. Any failure is one answer: not authorized.
+ */
+import { createRemoteJWKSet, jwtVerify } from "jose";
+
+export interface JwtSettings {
+  jwksUrl: string;
+  issuer: string;
+  audience: string;
+}
+
+export function jwtVerifier(settings: JwtSettings): (token: string) => Promise<boolean> {
+  const keys = createRemoteJWKSet(new URL(settings.jwksUrl));
+  return async (token) => {
+    // Three dot-separated parts, or it is no JWT (a static token that did not match): no JWKS fetch.
+    if (!/^[\w-]+\.[\w-]+\.[\w-]+$/.test(token)) return false;
+    try {
+      await jwtVerify(token, keys, { issuer: settings.issuer, audience: settings.audience });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+}
