@@ -3,7 +3,7 @@
  * `StreamableHTTPServerTransport` for the protocol on `/mcp`, one protocol server per session (or per
  * request when stateless) over the one shared tool service, so a call runs exactly as over stdio.
  * Before a request reaches the transport this module answers, in order: `/healthz` (200 `ok`, nothing
- * else checked), shutdown (503), the DNS-rebinding guard (403), the OAuth protected-resource metadata,
+ * else checked; 503 while shutting down), shutdown (503), the DNS-rebinding guard (403), the OAuth protected-resource metadata,
  * unknown paths (404), authentication (401), the method (405), `Accept` (406), `Content-Type` (415),
  * the body limit (413), bad bodies (400), unknown sessions (404), the session limit and a full call
  * queue (503 with `Retry-After`). Every request leaves one log line when its response ends.
@@ -74,7 +74,9 @@ export async function serveHttp(options: ServeHttpOptions): Promise<{ ok: true; 
     });
     const pathname = (req.url ?? "/").split("?")[0];
     if (pathname === "/healthz") {
-      if (req.method === "GET" || req.method === "HEAD") answerText(res, 200, "ok");
+      // While shutting down it says so, and a load balancer stops sending requests here.
+      if (stopping) answerText(res, 503, "stopping", { connection: "close" });
+      else if (req.method === "GET" || req.method === "HEAD") answerText(res, 200, "ok");
       else answerText(res, 405, "GET /healthz", { allow: "GET, HEAD" });
       return;
     }
