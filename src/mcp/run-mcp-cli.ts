@@ -9,7 +9,7 @@ import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { EXIT } from "../cli/report-result.js";
 import { escapeControls } from "../cli/terminal-safe.js";
-import { scrubSecret } from "../runtime/model/key-mask.js";
+import { keyMask, type KeyMask } from "../runtime/model/key-mask.js";
 import { loadSchemas } from "../runtime/execution/load-schemas.js";
 import { nonRegularFileProblem } from "../runtime/workspace/regular-file.js";
 import { commandLine, packageRoot } from "../shared/package-layout.js";
@@ -42,9 +42,10 @@ const SIGNAL_EXIT: Record<StopSignal, number> = { SIGINT: EXIT.interrupted, SIGT
 
 export async function runMcpCli(io: McpCliEnvironment): Promise<number> {
   const env = io.env ?? {};
-  const secrets = [env.OPENAI_API_KEY ?? ""];
+  // Built once each: keyMask caches only the last key it was asked for.
+  const masks: KeyMask[] = [keyMask(env.OPENAI_API_KEY ?? "")];
   // Lines quote paths, parser messages and client input: escaped as the agent's progress is, and masked.
-  const log = (line: string): void => void io.stderr.write(`${escapeControls(secrets.reduce(scrubSecret, line))}\n`);
+  const log = (line: string): void => void io.stderr.write(`${escapeControls(masks.reduce((text, mask) => mask.scrub(text), line))}\n`);
   const usageError = (message: string): number => {
     log(`error: ${message}\nRun ${commandLine("mcp", "--help")} for usage.`);
     return EXIT.usage;
@@ -96,7 +97,7 @@ export async function runMcpCli(io: McpCliEnvironment): Promise<number> {
   log(`mcp: serving ${loaded.schemas.tools.length} tools from ${schemasPath} (workspace ${workspace})`);
 
   if (args.http !== undefined) {
-    const code = await runHttpMode({ http: args.http, handle, env, log, usageError, stopSignal: stopped, addSecrets: (tokens) => void secrets.push(...tokens) });
+    const code = await runHttpMode({ http: args.http, handle, env, log, usageError, stopSignal: stopped, addSecrets: (tokens) => void masks.push(...tokens.map(keyMask)) });
     stopListening();
     stopWatching();
     return code;
