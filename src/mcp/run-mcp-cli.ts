@@ -18,7 +18,7 @@ import { divertStdout } from "./divert-stdout.js";
 import { createLineFraming } from "./line-framing.js";
 import { DEFAULT_MAX_CONCURRENT_CALLS, MCP_USAGE, parseMcpArgs } from "./parse-mcp-args.js";
 import { watchFile } from "./watch-file.js";
-import { runHttpMode, type StopSignal } from "./http/run-http.js";
+import type { StopSignal } from "./http/run-http.js";
 
 export type { StopSignal };
 
@@ -97,6 +97,8 @@ export async function runMcpCli(io: McpCliEnvironment): Promise<number> {
   log(`mcp: serving ${loaded.schemas.tools.length} tools from ${schemasPath} (workspace ${workspace})`);
 
   if (args.http !== undefined) {
+    // Loaded only here: over stdio, start-up stays free of the HTTP transport and the JWT library.
+    const { runHttpMode } = await import("./http/run-http.js");
     const code = await runHttpMode({ http: args.http, handle, env, log, usageError, stopSignal: stopped, addSecrets: (tokens) => void masks.push(...tokens.map(keyMask)) });
     stopListening();
     stopWatching();
