@@ -182,6 +182,22 @@ describe("JWTs from an authorization server", () => {
     }
   });
 
+  it("refuses JWTs while the JWKS cannot be fetched, and says so on stderr without the token", async () => {
+    const unreachable = createServer();
+    await new Promise<void>((resolve) => unreachable.listen(0, "127.0.0.1", resolve));
+    const deadUrl = `http://127.0.0.1:${(unreachable.address() as AddressInfo).port}/jwks.json`;
+    await new Promise((resolve) => unreachable.close(resolve));
+    const blind = await startHttpServer(["--workspace", path.dirname(schemas), "--schemas", schemas, "--http", "0", "--jwks-url", deadUrl, "--issuer", issuer, "--audience", audience]);
+    try {
+      const jwt = await token();
+      expect((await post(blind.url, INITIALIZE, { authorization: `Bearer ${jwt}` })).status).toBe(401);
+      expect(blind.stderr()).toContain(`mcp: cannot use the JWKS at ${deadUrl} (`);
+      expect(blind.stderr()).not.toContain(jwt);
+    } finally {
+      await blind.stop();
+    }
+  });
+
   it("publishes the OAuth protected-resource metadata without authentication", async () => {
     const answer = await fetch(new URL("/.well-known/oauth-protected-resource", jwtServer.url));
     expect(answer.status).toBe(200);

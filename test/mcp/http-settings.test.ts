@@ -12,6 +12,8 @@ import { readBearerTokens, tokenMatcher } from "../../src/mcp/http/bearer-tokens
 import { isLoopback, parseListenAddress } from "../../src/mcp/http/listen-address.js";
 import { rebindingGuard } from "../../src/mcp/http/rebinding-guard.js";
 import { parseMcpArgs } from "../../src/mcp/parse-mcp-args.js";
+import { parseBodyMessage } from "../../src/mcp/http/json-rpc-body.js";
+import { describeMessage, requestLogLine, type RequestRecord } from "../../src/mcp/http/request-log.js";
 import { tempDir } from "./support.js";
 
 describe("--http [HOST:]PORT", () => {
@@ -150,6 +152,45 @@ describe("the call queue", () => {
     expect(await first).toBe("first");
     expect(ran).toBe(false);
     expect(queue.full).toBe(false);
+  });
+});
+
+describe("what a POST body holds", () => {
+  it("classifies any body: a message, a parse error (-32700, id null) or an invalid request (-32600); batches are invalid", () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.json(), fc.jsonValue().map((value) => JSON.stringify(value))), (text) => {
+        const parsed = parseBodyMessage(Buffer.from(text));
+        let json: unknown;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          expect(parsed).toMatchObject({ ok: false, code: -32700, id: null });
+          return;
+        }
+        if (Array.isArray(json)) expect(parsed).toMatchObject({ ok: false, code: -32600 });
+        else if (parsed.ok) expect(parsed.message).toEqual(json);
+        else expect(parsed.code).toBe(-32600);
+      }),
+    );
+  });
+
+  it("keeps arguments exactly as sent", () => {
+    const body = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "add", arguments: [1, 2], extra: { deep: true } } };
+    expect(parseBodyMessage(Buffer.from(JSON.stringify(body)))).toEqual({ ok: true, message: body });
+  });
+});
+
+describe("the request log line", () => {
+  it("never repeats a method or tool name that is not shaped like one, nor anything from the arguments", () => {
+    fc.assert(
+      fc.property(fc.string(), fc.string(), fc.string({ minLength: 1 }), (method, tool, secret) => {
+        const record: RequestRecord = { httpMethod: "POST" };
+        describeMessage(record, { jsonrpc: "2.0", id: 1, method, params: { name: tool, arguments: { secret } } });
+        const line = requestLogLine(record, 200, 3.4);
+        const shaped = /^[\w/.$-]{1,64}$/.test(method);
+        expect(line).toBe(shaped ? `http: POST ${method}${method === "tools/call" ? ` ${/^[a-zA-Z0-9_-]{1,64}$/.test(tool) ? tool : "(unreadable tool name)"}` : ""} 200 - 3ms` : "http: POST (unreadable method) 200 - 3ms");
+      }),
+    );
   });
 });
 

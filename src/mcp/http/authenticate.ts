@@ -8,9 +8,9 @@ import { jwtVerifier, type JwtSettings } from "./jwt-verifier.js";
 
 export type Authenticate = (authorization: string | undefined) => Promise<boolean>;
 
-export function authenticator(tokens: readonly string[], jwt: JwtSettings | undefined): Authenticate {
+export function authenticator(tokens: readonly string[], jwt: JwtSettings | undefined, log: (line: string) => void): Authenticate {
   const matches = tokenMatcher(tokens);
-  const verifies = jwt !== undefined ? jwtVerifier(jwt) : undefined;
+  const verifies = jwt !== undefined ? jwtVerifier(jwt, log) : undefined;
   return async (authorization) => {
     const token = /^Bearer +([^ ]+) *$/i.exec(authorization ?? "")?.[1];
     if (token === undefined) return false;

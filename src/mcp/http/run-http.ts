@@ -52,7 +52,7 @@ export async function runHttpMode(options: HttpModeOptions): Promise<number> {
     sessionIdleMs: http.sessionIdleMs,
     maxBodyBytes: http.maxBodyBytes,
     log,
-    ...(protectedServer ? { authenticate: authenticator(read.tokens, jwt) } : {}),
+    ...(protectedServer ? { authenticate: authenticator(read.tokens, jwt, log) } : {}),
     ...(jwt !== undefined ? { oauth: { issuer: jwt.issuer, audience: jwt.audience } } : {}),
   });
   if (!served.ok) return options.usageError(served.error);
