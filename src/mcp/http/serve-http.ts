@@ -153,7 +153,14 @@ export async function serveHttp(options: ServeHttpOptions): Promise<{ ok: true; 
       return answerError(res, 503, -32000, `Service Unavailable: ${options.maxSessions} sessions are open (--max-sessions); try again once one ends.`, BUSY, "id" in message ? message.id : null);
     }
     const session: HttpSession = {
-      transport: new StreamableHTTPServerTransport({ sessionIdGenerator: randomUUID, onsessioninitialized: (id) => sessions.add(id, session) }),
+      transport: new StreamableHTTPServerTransport({
+        sessionIdGenerator: randomUUID,
+        onsessioninitialized: (id) => {
+          // From reserved to open, never counted twice.
+          release();
+          sessions.add(id, session);
+        },
+      }),
       busy: 0,
       lastActive: Date.now(),
       awaiting: new Map(),
