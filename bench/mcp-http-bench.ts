@@ -1,7 +1,7 @@
 /**
  * `npm run bench -- mcp-http`: `sigloop mcp --http` under 50 concurrent clients calling a trivial tool,
  * against a floor: a minimal server written with the same SDK (node:http, StreamableHTTPServerTransport,
- * one session per client, one hand-written tool). Both run as processes started the same way (tsx),
+ * one session per client, one hand-written tool). Both run as processes started the same way (node --import tsx),
  * alternately, the same SDK client driving them from this process; the first round is a warm-up. Then
  * the memory each idle session holds: the server's resident size before and after opening sessions
  * that only initialize.
@@ -15,7 +15,6 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { median, printTable } from "./table.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const tsxCli = path.join(root, "node_modules", "tsx", "dist", "cli.mjs");
 const CLIENTS = 50;
 const ROUNDS = 4;
 const ROUND_MS = 4000;
@@ -113,7 +112,7 @@ export async function run(): Promise<void> {
         ];
       }),
     );
-    process.stdout.write(`Node ${process.version}; each server a process started with tsx; clients: the SDK's Client over StreamableHTTPClientTransport in the bench process.\n\n`);
+    process.stdout.write(`Node ${process.version}; each server a process started with node --import tsx; clients: the SDK's Client over StreamableHTTPClientTransport in the bench process.\n\n`);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
@@ -130,7 +129,8 @@ interface RunningServer {
 }
 
 async function startServer(file: string, args: readonly string[], cwd: string): Promise<RunningServer> {
-  const child = spawn(process.execPath, [tsxCli, file, ...args], { cwd, stdio: ["ignore", "ignore", "pipe"] });
+  // tsx's loader in the server's own process (not tsx's CLI, which would be a parent process): its pid is the server's.
+  const child = spawn(process.execPath, ["--import", "tsx", file, ...args], { cwd, stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   const exited = new Promise<void>((resolve) => child.on("close", () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
