@@ -2,7 +2,9 @@
  * `npm run bench -- mcp-http`: `sigloop mcp --http` under 50 concurrent clients calling a trivial tool,
  * against a floor: a minimal server written with the same SDK (node:http, StreamableHTTPServerTransport,
  * one session per client, one hand-written tool). Both run as processes started the same way (node --import tsx),
- * alternately, the same SDK client driving them from this process; the first round is a warm-up. Then
+ * alternately, the same SDK client driving them from this process; the first round is a warm-up. The
+ * server's CPU time per call is reported beside calls/s: on a shared machine it depends far less on
+ * what else runs. Then
  * the memory each idle session holds: the server's resident size before and after opening sessions
  * that only initialize.
  */
@@ -55,6 +57,8 @@ interface Load {
   callsPerSecond: number;
   p50: number;
   p99: number;
+  /** The server process's CPU time per call (user + system), in ms; NaN where /proc is missing. */
+  cpuPerCall: number;
 }
 
 export async function run(): Promise<void> {
@@ -75,7 +79,7 @@ export async function run(): Promise<void> {
         process.stderr.write(`mcp-http-bench: ${name}, round ${round + 1}\n`);
         const server = await startServer(file, args, work);
         try {
-          const load = await measureLoad(server.url);
+          const load = await measureLoad(server);
           if (round > 0) loads.get(name)!.push(load);
         } finally {
           await server.stop();
@@ -97,7 +101,7 @@ export async function run(): Promise<void> {
     const floor = summary(loads.get(floorName)!);
     printTable(
       `MCP over HTTP: ${CLIENTS} concurrent clients calling get_time (${ROUNDS - 1} rounds of ${ROUND_MS / 1000} s after a warm-up, medians; targets ≥ 0.9x calls/s, ≤ 1.2x p99)`,
-      ["server", "calls/s", "vs floor", "p50", "p99", "p99 vs floor", `memory per idle session (${IDLE_SESSIONS} opened)`],
+      ["server", "calls/s", "vs floor", "p50", "p99", "p99 vs floor", "server CPU per call", "vs floor", `memory per idle session (${IDLE_SESSIONS} opened)`],
       variants.map(([name]) => {
         const own = summary(loads.get(name)!);
         const bytes = memory.get(name);
@@ -108,6 +112,8 @@ export async function run(): Promise<void> {
           `${own.p50.toFixed(1)} ms`,
           `${own.p99.toFixed(1)} ms`,
           `${(own.p99 / floor.p99).toFixed(2)}x`,
+          `${own.cpuPerCall.toFixed(2)} ms`,
+          `${(own.cpuPerCall / floor.cpuPerCall).toFixed(2)}x`,
           bytes === undefined ? "n/a" : `${(bytes / 1024).toFixed(1)} KiB`,
         ];
       }),
@@ -119,7 +125,8 @@ export async function run(): Promise<void> {
 }
 
 function summary(loads: readonly Load[]): Load {
-  return { callsPerSecond: median(loads.map((load) => load.callsPerSecond)), p50: median(loads.map((load) => load.p50)), p99: median(loads.map((load) => load.p99)) };
+  const of = (pick: (load: Load) => number): number => median(loads.map(pick));
+  return { callsPerSecond: of((load) => load.callsPerSecond), p50: of((load) => load.p50), p99: of((load) => load.p99), cpuPerCall: of((load) => load.cpuPerCall) };
 }
 
 interface RunningServer {
@@ -153,8 +160,9 @@ async function startServer(file: string, args: readonly string[], cwd: string): 
   };
 }
 
-/** 50 clients, each calling in a loop for ROUND_MS; calls per second over all and latency percentiles. */
-async function measureLoad(url: string): Promise<Load> {
+/** 50 clients, each calling in a loop for ROUND_MS; calls per second over all, latency percentiles, the server's CPU per call. */
+async function measureLoad(server: RunningServer): Promise<Load> {
+  const { url } = server;
   const clients = await Promise.all(
     Array.from({ length: CLIENTS }, async () => {
       const client = new Client({ name: "bench", version: "1" });
@@ -163,6 +171,7 @@ async function measureLoad(url: string): Promise<Load> {
     }),
   );
   const latencies: number[] = [];
+  const cpuBefore = cpuMs(server.child.pid);
   const start = performance.now();
   const end = start + ROUND_MS;
   await Promise.all(
@@ -175,13 +184,25 @@ async function measureLoad(url: string): Promise<Load> {
     }),
   );
   const elapsed = performance.now() - start;
+  const cpu = cpuMs(server.child.pid) - cpuBefore;
   await Promise.all(clients.map(async (client) => {
     await (client.transport as StreamableHTTPClientTransport).terminateSession();
     await client.close();
   }));
   latencies.sort((a, b) => a - b);
   const at = (q: number): number => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!;
-  return { callsPerSecond: (latencies.length * 1000) / elapsed, p50: at(0.5), p99: at(0.99) };
+  return { callsPerSecond: (latencies.length * 1000) / elapsed, p50: at(0.5), p99: at(0.99), cpuPerCall: cpu / latencies.length };
+}
+
+/** User plus system CPU time of a process so far, in ms (Linux: /proc; NaN elsewhere). Counts less at a loaded machine's mercy than calls/s. */
+function cpuMs(pid: number | undefined): number {
+  try {
+    // The fields after the command name (which may hold spaces, so it is skipped by its closing paren); utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 /** The growth of the server's resident size per session that only initialized, in bytes (Linux: /proc). */
