@@ -9,7 +9,7 @@
  * that only initialize.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -135,27 +135,31 @@ interface RunningServer {
   stop(): Promise<void>;
 }
 
+let started = 0;
+
 async function startServer(file: string, args: readonly string[], cwd: string): Promise<RunningServer> {
+  // stderr goes to a file, as a service's log does: a pipe this busy process reads late would block the
+  // server's synchronous log writes and time the bench instead of the server.
+  const logFile = path.join(cwd, `server-${(started += 1)}.log`);
+  const log = openSync(logFile, "w");
   // tsx's loader in the server's own process (not tsx's CLI, which would be a parent process): its pid is the server's.
-  const child = spawn(process.execPath, ["--import", "tsx", file, ...args], { cwd, stdio: ["ignore", "ignore", "pipe"] });
-  let stderr = "";
-  const exited = new Promise<void>((resolve) => child.on("close", () => resolve()));
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr!.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const found = /listening on (\S+)\n/.exec(stderr)?.[1];
-      if (found !== undefined) resolve(found);
-    });
-    void exited.then(() => reject(new Error(`${path.basename(file)} exited before listening: ${stderr.slice(0, 500)}`)));
-  });
-  // Its request log is read and dropped, so a full pipe never slows it.
-  child.stderr!.resume();
+  const child = spawn(process.execPath, ["--import", "tsx", file, ...args], { cwd, stdio: ["ignore", "ignore", log] });
+  closeSync(log);
+  let exited = false;
+  const exit = new Promise<void>((resolve) => child.on("close", () => resolve()));
+  void exit.then(() => (exited = true));
+  let url: string | undefined;
+  while (url === undefined) {
+    if (exited) throw new Error(`${path.basename(file)} exited before listening: ${readFileSync(logFile, "utf8").slice(0, 500)}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    url = /listening on (\S+)\n/.exec(readFileSync(logFile, "utf8"))?.[1];
+  }
   return {
     child,
     url,
     async stop() {
       child.kill("SIGTERM");
-      await exited;
+      await exit;
     },
   };
 }
