@@ -30,7 +30,7 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   mcp: {
-    summary: "serve the tools over MCP (stdio) to a client: sigloop mcp --workspace DIR (sigloop mcp --help)",
+    summary: "serve the tools over MCP (stdio, or --http [HOST:]PORT) to clients: sigloop mcp --workspace DIR (sigloop mcp --help)",
     async run(argv) {
       const { runMcpProcess } = await import("../mcp/mcp-process.js");
       return runMcpProcess({ argv, cwd: process.cwd(), projectRoot: process.cwd() });

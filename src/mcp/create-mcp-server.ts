@@ -1,8 +1,10 @@
 /**
  * The MCP server over the generated schemas: `tools/list` serves each tool's generated `parameters` as
  * its `inputSchema` (as they are), its `outputs` entry as `outputSchema` and its `annotations`;
- * `tools/call` goes through the same executor as the agent loop. Everything it holds (the tool set,
- * the calls in flight, the reload generation) lives in this closure.
+ * `tools/call` goes through the same executor as the agent loop, and through one call queue
+ * (`--max-concurrent-calls`). Everything it holds (the tool set, the queue, the calls in flight, the
+ * reload generation) lives in this closure and is shared by every protocol server `newServer` makes: one
+ * over stdio, one per HTTP session (or per request when stateless).
  *
  * `tools/call` is answered by the SDK's fallback request handler, not by a handler registered with
  * `CallToolRequestSchema`: the SDK parses registered requests with its own schema first, and would answer
@@ -21,6 +23,7 @@ import { createToolExecutor, DEFAULT_MAX_RESULT_CHARS, type ToolRunner } from ".
 import { importToolModule } from "../runtime/execution/import-tool-module.js";
 import { createAjv } from "../runtime/execution/validate-arguments.js";
 import { toolResult, type OutputCheck } from "./tool-result.js";
+import { CallQueue, QueueFull } from "./call-queue.js";
 import { commandLine } from "../shared/package-layout.js";
 
 export interface McpServerOptions {
@@ -32,18 +35,34 @@ export interface McpServerOptions {
   workspace: string;
   toolTimeoutMs?: number;
   maxResultChars?: number;
+  /** Calls that run at once (default unbounded); up to four times as many more wait. */
+  maxConcurrentCalls?: number;
   /** One line for stderr (no newline). */
   log: (line: string) => void;
   /** The name and version the server gives the client. */
   info: { name: string; version: string };
 }
 
+export interface NewServerOptions {
+  /** Whether it advertises `listChanged` and is told of reloads (not for a stateless request's server). */
+  listChanged: boolean;
+  /** Called with +1 when one of its calls starts (queued or running) and -1 when it has its outcome. */
+  onCallActivity?: (delta: 1 | -1) => void;
+  /** Called once its transport has closed (it is then told of no more reloads). */
+  onClose?: () => void;
+}
+
 export interface McpServerHandle {
-  server: Server;
+  /** A protocol server over the shared tool set, not yet connected. */
+  newServer(options: NewServerOptions): Server;
+  /** The shared call queue (the HTTP server answers 503 up front when it is full). */
+  queue: CallQueue;
   /** Reads the schemas file again; when it changed and is current, serves the new tool set and tells the client. */
   reload(): Promise<void>;
   /** Aborts every call in flight and waits until each has its outcome. */
   abortCalls(): Promise<void>;
+  /** Resolves once every call now in flight has its outcome. */
+  callsSettled(): Promise<void>;
 }
 
 interface ToolSet {
@@ -63,19 +82,45 @@ export function createMcpServer(options: McpServerOptions): McpServerHandle {
   let ajv: Promise<Ajv> | undefined;
   let generation = 0;
   let tools = toolSet(options.schemas);
+  const maxConcurrent = options.maxConcurrentCalls ?? Number.POSITIVE_INFINITY;
+  const queue = new CallQueue(maxConcurrent, maxConcurrent * 4);
+  /** The servers told of reloads, while connected. */
+  const listeners = new Set<Server>();
 
-  const server = new Server(options.info, { capabilities: { tools: { listChanged: true } } });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.list }));
-  server.fallbackRequestHandler = async (request, extra) => {
-    if (request.method !== "tools/call") throw protocolError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
-    const call = callTool(request, extra.signal);
-    inFlight.add(call);
+  function newServer(serverOptions: NewServerOptions): Server {
+    const server = new Server(options.info, { capabilities: { tools: serverOptions.listChanged ? { listChanged: true } : {} } });
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.list }));
+    server.fallbackRequestHandler = async (request, extra) => {
+      if (request.method !== "tools/call") throw protocolError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+      serverOptions.onCallActivity?.(1);
+      const call = queuedCall(request, extra.signal);
+      inFlight.add(call);
+      try {
+        return await call;
+      } finally {
+        inFlight.delete(call);
+        serverOptions.onCallActivity?.(-1);
+      }
+    };
+    if (serverOptions.listChanged) listeners.add(server);
+    server.onclose = () => {
+      listeners.delete(server);
+      serverOptions.onClose?.();
+    };
+    return server;
+  }
+
+  async function queuedCall(request: JSONRPCRequest, cancelled: AbortSignal): Promise<CallToolResult> {
+    const signal = AbortSignal.any([cancelled, stopAll.signal]);
     try {
-      return await call;
-    } finally {
-      inFlight.delete(call);
+      return await queue.run(() => callTool(request, signal), signal);
+    } catch (error) {
+      if (error instanceof QueueFull) throw protocolError(SERVER_BUSY, error.message);
+      // Aborted while waiting: the executor answers an aborted call as the loop does, without running it.
+      if (signal.aborted) return callTool(request, signal);
+      throw error;
     }
-  };
+  }
 
   function toolSet(schemas: SchemasFile): ToolSet {
     // Tool modules are imported again after a reload, while what they import (the runtime's
@@ -115,8 +160,8 @@ export function createMcpServer(options: McpServerOptions): McpServerHandle {
     return check;
   }
 
-  /** `cancelled` is the SDK's signal for this request: it fires on the client's `notifications/cancelled`. */
-  async function callTool(request: JSONRPCRequest, cancelled: AbortSignal): Promise<CallToolResult> {
+  /** `signal` fires on the client's `notifications/cancelled` (the SDK's signal for this request) and on shutdown. */
+  async function callTool(request: JSONRPCRequest, signal: AbortSignal): Promise<CallToolResult> {
     const params = request.params ?? {};
     const name: unknown = params.name;
     if (typeof name !== "string") {
@@ -130,7 +175,6 @@ export function createMcpServer(options: McpServerOptions): McpServerHandle {
       // JSON.parse took it, but writing it back needs more stack: nesting thousands deep.
       return { content: [{ type: "text", text: `The arguments for ${name} are nested too deeply to read (${String(error)}), so it was not run. Send the arguments again with far less nesting.` }], isError: true };
     }
-    const signal = AbortSignal.any([cancelled, stopAll.signal]);
     const run = await set.executor.run({ id: String(request.id), type: "function", function: { name, arguments: argumentsText } }, { workspace, signal });
     if (run.status === "unknown_tool") throw protocolError(ErrorCode.InvalidParams, run.content);
     let output: OutputCheck | undefined;
@@ -143,7 +187,8 @@ export function createMcpServer(options: McpServerOptions): McpServerHandle {
   }
 
   return {
-    server,
+    newServer,
+    queue,
     async reload() {
       const loaded = loadSchemas(schemasPath);
       if (!loaded.ok) {
@@ -154,10 +199,13 @@ export function createMcpServer(options: McpServerOptions): McpServerHandle {
       generation += 1;
       tools = toolSet(loaded.schemas);
       log(`mcp: reloaded ${tools.list.length} tools from ${schemasPath}`);
-      await server.sendToolListChanged().catch((error: unknown) => log(`mcp: could not tell the client the tools changed: ${String(error)}`));
+      await Promise.all([...listeners].map((server) => server.sendToolListChanged().catch((error: unknown) => log(`mcp: could not tell a client the tools changed: ${String(error)}`))));
     },
     async abortCalls() {
       stopAll.abort();
+      await Promise.allSettled([...inFlight]);
+    },
+    async callsSettled() {
       await Promise.allSettled([...inFlight]);
     },
   };
@@ -170,6 +218,9 @@ export function createMcpServer(options: McpServerOptions): McpServerHandle {
 function protocolError(code: ErrorCode, message: string): Error & { code: number } {
   return Object.assign(new Error(message), { code });
 }
+
+/** JSON-RPC's range for server errors: the call was not run because the queue is full. */
+const SERVER_BUSY = -32000;
 
 const requireCache = createRequire(import.meta.url).cache;
 

@@ -113,7 +113,8 @@ export function createLineFraming(options: LineFramingOptions): Transport {
   return transport;
 }
 
-function readableId(value: unknown): string | number | null {
+/** The id of a message that failed validation, when it has a usable one (the error answer carries it). */
+export function readableId(value: unknown): string | number | null {
   if (typeof value !== "object" || value === null || !("id" in value)) return null;
   const { id } = value as { id: unknown };
   return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : null;

@@ -24,6 +24,7 @@ export function runMcpProcess(options: McpProcessOptions): Promise<number> {
     stdin: process.stdin,
     stdout: process.stdout,
     stderr: process.stderr,
+    env: process.env,
     onStopSignal(handler) {
       const onInt = () => handler("SIGINT");
       const onTerm = () => handler("SIGTERM");

@@ -1,23 +1,26 @@
 /**
  * `npm run mcp` (and any bin that wants the same command): reads the flags, refuses to start without a
  * workspace (exit 2) or with missing or stale schemas (exit 5, before anything is served), then serves
- * the tools over stdio until stdin closes (exit 0), SIGINT (130) or SIGTERM (143); in-flight calls are
- * aborted first. Everything the process touches comes in through `McpCliEnvironment`.
+ * the tools over stdio until stdin closes (exit 0), SIGINT (130) or SIGTERM (143), in-flight calls
+ * aborted first; or, with `--http`, over Streamable HTTP (`http/run-http.ts`). Everything the process
+ * touches comes in through `McpCliEnvironment`.
  */
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { EXIT } from "../cli/report-result.js";
 import { escapeControls } from "../cli/terminal-safe.js";
+import { keyMask, type KeyMask } from "../runtime/model/key-mask.js";
 import { loadSchemas } from "../runtime/execution/load-schemas.js";
 import { nonRegularFileProblem } from "../runtime/workspace/regular-file.js";
 import { commandLine, packageRoot } from "../shared/package-layout.js";
 import { createMcpServer } from "./create-mcp-server.js";
 import { divertStdout } from "./divert-stdout.js";
 import { createLineFraming } from "./line-framing.js";
-import { MCP_USAGE, parseMcpArgs } from "./parse-mcp-args.js";
+import { DEFAULT_MAX_CONCURRENT_CALLS, MCP_USAGE, parseMcpArgs } from "./parse-mcp-args.js";
 import { watchFile } from "./watch-file.js";
+import type { StopSignal } from "./http/run-http.js";
 
-export type StopSignal = "SIGINT" | "SIGTERM";
+export type { StopSignal };
 
 export interface McpCliEnvironment {
   argv: readonly string[];
@@ -31,13 +34,18 @@ export interface McpCliEnvironment {
   stderr: { write(text: string): unknown };
   /** Subscribes to SIGINT and SIGTERM; returns the unsubscribe function. */
   onStopSignal(handler: (signal: StopSignal) => void): () => void;
+  /** `$SIGLOOP_MCP_TOKEN` (HTTP) and `$OPENAI_API_KEY` (masked in every line); none when absent. */
+  env?: NodeJS.ProcessEnv;
 }
 
 const SIGNAL_EXIT: Record<StopSignal, number> = { SIGINT: EXIT.interrupted, SIGTERM: 143 };
 
 export async function runMcpCli(io: McpCliEnvironment): Promise<number> {
-  // Lines quote paths, parser messages and client input: escaped as the agent's progress is.
-  const log = (line: string): void => void io.stderr.write(`${escapeControls(line)}\n`);
+  const env = io.env ?? {};
+  // Built once each: keyMask caches only the last key it was asked for.
+  const masks: KeyMask[] = [keyMask(env.OPENAI_API_KEY ?? "")];
+  // Lines quote paths, parser messages and client input: escaped as the agent's progress is, and masked.
+  const log = (line: string): void => void io.stderr.write(`${escapeControls(masks.reduce((text, mask) => mask.scrub(text), line))}\n`);
   const usageError = (message: string): number => {
     log(`error: ${message}\nRun ${commandLine("mcp", "--help")} for usage.`);
     return EXIT.usage;
@@ -63,7 +71,9 @@ export async function runMcpCli(io: McpCliEnvironment): Promise<number> {
     return EXIT.schemas;
   }
 
+  // Tools print; over stdio that would corrupt the stream, over HTTP it belongs with the logs all the same.
   const writeProtocol = divertStdout(io.stdout, io.stderr);
+  const maxConcurrentCalls = args.maxConcurrentCalls ?? (args.http !== undefined ? DEFAULT_MAX_CONCURRENT_CALLS : undefined);
   const handle = createMcpServer({
     schemasPath,
     schemas: loaded.schemas,
@@ -71,25 +81,38 @@ export async function runMcpCli(io: McpCliEnvironment): Promise<number> {
     log,
     info: { name: "sigloop", version: packageVersion(packageRoot) },
     ...(args.toolTimeoutMs !== undefined ? { toolTimeoutMs: args.toolTimeoutMs } : {}),
+    ...(maxConcurrentCalls !== undefined ? { maxConcurrentCalls } : {}),
   });
-  handle.server.onerror = (error) => log(`mcp: ${error.message}`);
-  const transport = createLineFraming({ input: io.stdin, write: writeProtocol });
-
   let finish: (code: number) => void = () => undefined;
   const ended = new Promise<number>((resolve) => (finish = resolve));
-  handle.server.onclose = () => finish(EXIT.answer);
-  const stopListening = io.onStopSignal((signal) => finish(SIGNAL_EXIT[signal]));
+  let stopSignal: (signal: StopSignal) => void = () => undefined;
+  const stopped = new Promise<StopSignal>((resolve) => (stopSignal = resolve));
+  const stopListening = io.onStopSignal((signal) => {
+    finish(SIGNAL_EXIT[signal]);
+    stopSignal(signal);
+  });
   const reload = (): void =>
     void handle.reload().catch((error: unknown) => log(`mcp: ${schemasPath} changed but could not be reloaded (${String(error)}); still serving the previous tools`));
   const stopWatching = watchFile(schemasPath, reload, (error) => log(`mcp: cannot watch ${schemasPath} for changes (${error.message}); restart the server after ${commandLine("gen")}`));
-
-  await handle.server.connect(transport);
   log(`mcp: serving ${loaded.schemas.tools.length} tools from ${schemasPath} (workspace ${workspace})`);
+
+  if (args.http !== undefined) {
+    // Loaded only here: over stdio, start-up stays free of the HTTP transport and the JWT library.
+    const { runHttpMode } = await import("./http/run-http.js");
+    const code = await runHttpMode({ http: args.http, handle, env, log, usageError, stopSignal: stopped, addSecrets: (tokens) => void masks.push(...tokens.map(keyMask)) });
+    stopListening();
+    stopWatching();
+    return code;
+  }
+
+  const server = handle.newServer({ listChanged: true, onClose: () => finish(EXIT.answer) });
+  server.onerror = (error) => log(`mcp: ${error.message}`);
+  await server.connect(createLineFraming({ input: io.stdin, write: writeProtocol }));
   const code = await ended;
   stopListening();
   stopWatching();
   await handle.abortCalls();
-  await handle.server.close();
+  await server.close();
   return code;
 }
 

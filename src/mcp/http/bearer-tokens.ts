@@ -1,0 +1,45 @@
+/**
+ * The static bearer tokens: those of each `--token-file` (one per line; blank lines and `#` lines
+ * skipped; CRLF trimmed; read once at start) and `$SIGLOOP_MCP_TOKEN`. `matchesAny` compares a
+ * presented token against every configured one in constant time: both sides are hashed to the same
+ * length first, and every token is compared, so neither the length nor the position of a match shows in
+ * the timing.
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import { readFileSync } from "node:fs";
+
+export type TokensRead = { ok: true; tokens: string[] } | { ok: false; error: string };
+
+export function readBearerTokens(files: readonly string[], envToken: string | undefined): TokensRead {
+  const tokens: string[] = [];
+  for (const file of files) {
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (error) {
+      return { ok: false, error: `cannot read the token file ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)}) (--token-file)` };
+    }
+    const lines = text.split("\n").map((line) => line.replace(/\r$/, "").trim());
+    const found = lines.filter((line) => line !== "" && !line.startsWith("#"));
+    if (found.length === 0) return { ok: false, error: `the token file ${file} holds no token (one per line; # starts a comment) (--token-file)` };
+    if (found.some((token) => /\s/.test(token))) return { ok: false, error: `a token in ${file} contains a space or tab; a bearer token is one word (--token-file)` };
+    tokens.push(...found);
+  }
+  const fromEnv = envToken?.trim();
+  if (fromEnv !== undefined && fromEnv !== "") tokens.push(fromEnv);
+  return { ok: true, tokens };
+}
+
+export function tokenMatcher(tokens: readonly string[]): (presented: string) => boolean {
+  const digests = tokens.map(digest);
+  return (presented) => {
+    const candidate = digest(presented);
+    let matched = false;
+    for (const known of digests) matched = timingSafeEqual(known, candidate) || matched;
+    return matched;
+  };
+}
+
+function digest(token: string): Buffer {
+  return createHash("sha256").update(token, "utf8").digest();
+}
