@@ -206,6 +206,11 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolRunner & P
 
   return {
     definitions: options.strict === true ? (schemas.strictTools ?? schemas.tools) : schemas.tools,
+    describe(name) {
+      if (!entries.has(name)) return undefined;
+      const annotations = schemas.annotations?.[name];
+      return { origin: { kind: "local" }, ...(annotations !== undefined ? { annotations } : {}) };
+    },
     run,
     async execute(call, context) {
       const { status, content } = await run(call, context);
@@ -224,7 +229,7 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolRunner & P
 }
 
 /** Catches the usual near-misses: a `functions.` prefix, different case, stray whitespace. */
-function suggestName(name: string, toolNames: readonly string[]): string | undefined {
+export function suggestName(name: string, toolNames: readonly string[]): string | undefined {
   const wanted = name.trim().replace(/^functions[.:]/, "").toLowerCase();
   return toolNames.find((candidate) => candidate.toLowerCase() === wanted);
 }
