@@ -7,7 +7,7 @@
  * and one notice says so.
  */
 import type { Ajv } from "ajv";
-import type { ToolAnnotations, ToolDefinition } from "../../shared/schemas-file.js";
+import type { JsonSchema, ToolAnnotations, ToolDefinition } from "../../shared/schemas-file.js";
 import { strictToolDefinition } from "../../gen/strict-tool.js";
 import { argumentsText, checkArguments, type CompiledValidator } from "../execution/check-arguments.js";
 import { capContent } from "../execution/format-tool-result.js";
@@ -93,9 +93,11 @@ export function createMcpToolSet(options: McpToolSetOptions): McpToolSet {
   function offeredDefinition(name: string, description: string, schemas: ToolSchemas): ToolDefinition {
     const lenient: ToolDefinition = { type: "function", function: { name, description, parameters: schemas.offered } };
     if (!strict) return lenient;
-    const converted = strictToolDefinition({ type: "function", function: { name, description, parameters: asDefinitionsSchema(schemas.checked) } });
-    if (converted.lenient === undefined) return converted.definition;
-    options.onNotice(`mcp: ${converted.lenient.message}`);
+    const open = openTopLevel(schemas.checked);
+    const converted = open === undefined ? strictToolDefinition({ type: "function", function: { name, description, parameters: asDefinitionsSchema(schemas.checked) } }) : undefined;
+    if (converted !== undefined && converted.lenient === undefined) return converted.definition;
+    const message = converted?.lenient?.message ?? `tool "${name}" is offered with strict: false in strict mode: its parameters ${open}; the model's arguments are still validated`;
+    options.onNotice(`mcp: ${message}`);
     return { type: "function", function: { ...lenient.function, strict: false } };
   }
 
@@ -138,6 +140,7 @@ export function createMcpToolSet(options: McpToolSetOptions): McpToolSet {
     const outcome = await entry.server.call(entry.tool, checked.args, { signal: context.signal, timeoutMs });
     switch (outcome.kind) {
       case "result": {
+        await entry.server.toolsSettled();
         const mapped = mapCallResult(outcome.result);
         if (mapped.isError) return { status: "tool_error", content: toolFailedMessage(name, { name: "Error", message: mapped.text }) };
         return { status: "ok", content: [...checked.notes, mapped.text].join("\n") };
@@ -219,6 +222,16 @@ export function createMcpToolSet(options: McpToolSetOptions): McpToolSet {
       if (sent) options.onNotice(`mcp: server ${JSON.stringify(server.name)} changed its tools (${made.entries.length} now); the new list is offered from the next request on`);
     },
   };
+}
+
+/**
+ * Why a server's top-level schema has no strict form the converter could see: it reads the top level as
+ * gen writes it (a closed object of named parameters), so keys left open or combined there are caught here.
+ */
+function openTopLevel(schema: JsonSchema): string | undefined {
+  if (schema.additionalProperties !== false || "patternProperties" in schema) return "are an open object (keys not named in advance), which strict mode cannot express";
+  const combined = ["anyOf", "oneOf", "allOf", "not", "if", "$ref"].find((key) => key in schema);
+  return combined === undefined ? undefined : `combine schemas at the top level (${combined}), which strict mode cannot express there`;
 }
 
 /** Only the four boolean hints: what else a server sends there is not ours to pass on. */

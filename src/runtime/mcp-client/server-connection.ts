@@ -42,6 +42,11 @@ export interface ServerConnection {
   readonly name: string;
   start(timeoutMs: number, signal?: AbortSignal): Promise<StartResult>;
   call(tool: string, args: Record<string, unknown>, options: { signal: AbortSignal; timeoutMs: number }): Promise<CallOutcome>;
+  /**
+   * Resolves once a re-list started by `list_changed` is done: a call whose server changed its tools
+   * while answering returns after the new list is known, so the next request offers it.
+   */
+  toolsSettled(): Promise<void>;
   /** Why calls are not sent, or undefined while it is usable. */
   readonly unavailable: string | undefined;
   close(): Promise<void>;
@@ -55,6 +60,7 @@ export function createServerConnection(options: ServerConnectionOptions): Server
   let out: string | undefined;
   let restartsLeft = 1;
   let started = false;
+  let relisting: Promise<void> | undefined;
 
   function newTransport(): Transport {
     if (config.type === "http") return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
@@ -108,12 +114,20 @@ export function createServerConnection(options: ServerConnectionOptions): Server
   }
 
   function relist(current: Client, timeoutMs: number): void {
-    listAllTools(current, AbortSignal.timeout(timeoutMs), timeoutMs).then(
+    relisting = listAllTools(current, AbortSignal.timeout(timeoutMs), timeoutMs).then(
       (tools) => {
         if (client === current) options.onToolsChanged(tools);
       },
       (error: unknown) => options.onWarning(`mcp: server ${JSON.stringify(config.name)} said its tools changed, but listing them failed (${describeError(error)}); the earlier list is kept`),
     );
+  }
+
+  async function toolsSettled(): Promise<void> {
+    while (relisting !== undefined) {
+      const waiting = relisting;
+      await waiting;
+      if (relisting === waiting) relisting = undefined;
+    }
   }
 
   async function call(tool: string, args: Record<string, unknown>, { signal, timeoutMs }: { signal: AbortSignal; timeoutMs: number }): Promise<CallOutcome> {
@@ -155,6 +169,7 @@ export function createServerConnection(options: ServerConnectionOptions): Server
     name: config.name,
     start,
     call,
+    toolsSettled,
     get unavailable() {
       return state === "out" ? out : undefined;
     },
