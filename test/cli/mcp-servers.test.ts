@@ -3,12 +3,14 @@
  * servers started from node_modules/.bin (server-everything, server-filesystem) and the project's own
  * fault servers (test/fixtures/mcp-servers/fault-server.mjs), which record what they receive.
  */
+import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { ChatMessage } from "../../src/runtime/loop/messages.js";
 import type { ToolDefinition } from "../../src/shared/schemas-file.js";
-import { cliEnv, projectRoot, runCliInProcess, tempDir, useCliFixture, type CliRun } from "./support.js";
+import { cliEnv, projectRoot, readTranscriptLines, runCliInProcess, tempDir, useCliFixture, type CliRun } from "./support.js";
 
 const fx = useCliFixture();
 beforeEach(() => fx.server.setScript([]));
@@ -282,5 +284,43 @@ describe("the config file", () => {
     const run = await cli(["--mcp", file, "go"]);
     expect(run.code).toBe(0);
     expect(toolResults()[0]?.content).toBe("A");
+  });
+});
+
+describe("a remote server over Streamable HTTP", () => {
+  it("connects to server-everything's /mcp (the url expanded from the environment) and calls echo", async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, "127.0.0.1", () => {
+        const { port: free } = probe.address() as { port: number };
+        probe.close(() => resolve(free));
+      });
+    });
+    const remote = spawn(bin("mcp-server-everything"), ["streamableHttp"], { env: { PATH: process.env.PATH, PORT: String(port) }, stdio: ["ignore", "ignore", "pipe"] });
+    try {
+      await new Promise<void>((resolve) => remote.stderr.setEncoding("utf8").on("data", (text: string) => text.includes("listening") && resolve()));
+      const config = writeConfig({ remote: { url: "http://127.0.0.1:${PORT}/mcp", headers: { "X-Client": "${CLIENT:-sigloop}" } } });
+      fx.server.setScript([{ toolCalls: [{ id: "h", name: "remote__echo", arguments: '{"message":"over http"}' }] }, { content: "ok" }]);
+      const run = await cli(["--mcp", config, "go"], cliEnv(fx.server.baseURL, { PORT: String(port) }));
+      expect(run.code).toBe(0);
+      expect(toolResults()[0]?.content).toBe("Echo: over http");
+    } finally {
+      remote.kill();
+    }
+  });
+});
+
+describe("transcript and resume", () => {
+  it("records calls under their offered names; a resumed run whose server no longer offers the tool says it is not available", async () => {
+    const transcript = path.join(tempDir(), "t.jsonl");
+    fx.server.setScript([{ toolCalls: [{ id: "a", name: "rec__shout", arguments: '{"text":"x"}' }] }, { content: "first" }]);
+    const first = await cli(["--mcp", writeConfig({ rec: fault("record", path.join(tempDir(), "r.jsonl")) }), "--transcript", transcript, "go"]);
+    expect(first.code).toBe(0);
+    const lines = readTranscriptLines(transcript);
+    expect(lines.find((line) => line.role === "assistant" && "tool_calls" in line && line.tool_calls !== undefined)).toMatchObject({ tool_calls: [{ function: { name: "rec__shout" } }] });
+    expect(lines.find((line) => line.role === "tool")?.content).toBe("X");
+    fx.server.setScript([{ toolCalls: [{ id: "b", name: "rec__shout", arguments: '{"text":"x"}' }] }, { content: "second" }]);
+    const second = await cli(["--mcp", writeConfig({ rec: fault("paginate", path.join(tempDir(), "r.jsonl"), { PAGES: "1" }) }), "--resume", transcript, "again"]);
+    expect(second.code).toBe(0);
+    expect(toolResults().at(-1)?.content).toBe('The tool "rec__shout" is not available: the MCP server "rec" does not offer it in this run. Available tools: echo, fail, wait_for_abort, rec__t0.');
   });
 });
