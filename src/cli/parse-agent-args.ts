@@ -92,7 +92,7 @@ Flags (before or after the prompt):
 Environment: OPENAI_API_KEY, OPENAI_BASE_URL, AGENT_MODEL (also read from .env in the project root).
 Exit codes: 0 answer, 1 turn limit reached, 2 usage or setup error, 3 API error,
             4 the model stopped without an answer, 5 schemas missing or stale,
-            6 the conversation does not fit the context window, 130 interrupted,
+            6 the conversation does not fit the context window, 130 interrupted, 143 terminated,
             70 internal error (a bug in sigloop).`;
 
 export function parseAgentArgs(argv: readonly string[]): ParsedAgentArgs {
