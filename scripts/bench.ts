@@ -1,13 +1,14 @@
 /**
  * `npm run bench`: every benchmark section, one Markdown table each, on stdout. Each ratio is taken
  * against a baseline measured in the same run, so the numbers hold on a shared, noisy machine.
- * `npm run bench -- gen` (or `runtime`, `reliability`, `mcp`) runs one section.
+ * `npm run bench -- gen` (or `runtime`, `reliability`, `mcp`, `mcp-client`) runs one section.
  */
 const sections: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   gen: () => import("../bench/gen-bench.js"),
   runtime: () => import("../bench/runtime-bench.js"),
   reliability: () => import("../bench/soak.js"),
   mcp: () => import("../bench/mcp-bench.js"),
+  "mcp-client": () => import("../bench/mcp-client-bench.js"),
 };
 
 const wanted = process.argv.slice(2);
