@@ -130,7 +130,11 @@ async function startUp(servers: StdioServerConfig[]): Promise<void> {
     ["what", "time", "vs slowest alone"],
     [
       ["slowest server alone (SDK: spawn, initialize, tools/list)", `${(median(rounds.map((r) => r.slowest)) / 1000).toFixed(3)} s`, ""],
-      ["connectMcpServers, all three", `${(median(rounds.map((r) => r.together)) / 1000).toFixed(3)} s`, `**+${(median(rounds.map((r) => r.together - r.slowest)) / 1000).toFixed(3)} s**`],
+      ["connectMcpServers, all three", `${(median(rounds.map((r) => r.together)) / 1000).toFixed(3)} s`, `**${signed(median(rounds.map((r) => r.together - r.slowest)) / 1000)} s**`],
     ],
   );
+}
+
+function signed(value: number): string {
+  return `${value < 0 ? "−" : "+"}${Math.abs(value).toFixed(3)}`;
 }

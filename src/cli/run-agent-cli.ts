@@ -18,6 +18,7 @@ import { escapeControls } from "./terminal-safe.js";
 import { openTranscript, readTranscript, type TranscriptWriter } from "../runtime/loop/transcript.js";
 import { createAnswerOutput, type OutputStream } from "./answer-output.js";
 import { nonRegularFileProblem, NotRegularFileError } from "../runtime/workspace/regular-file.js";
+import { isHttpUrl } from "../shared/http-url.js";
 import { commandLine } from "../shared/package-layout.js";
 import { runInteractive } from "./interactive.js";
 import { AGENT_USAGE, parseAgentArgs, type AgentArgs } from "./parse-agent-args.js";
@@ -90,7 +91,7 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
   }
 
   const baseURL = io.env.OPENAI_BASE_URL || undefined;
-  if (baseURL !== undefined && !isHttpURL(baseURL)) {
+  if (baseURL !== undefined && !isHttpUrl(baseURL)) {
     return usageError(`OPENAI_BASE_URL must be an http(s) URL of the API root, such as http://localhost:8080/v1; got ${JSON.stringify(baseURL)}`);
   }
 
@@ -253,15 +254,6 @@ function loadHistory(args: AgentArgs, fromUser: (file: string) => string, stderr
   if (!reading.ok) return { ok: false, error: `${reading.error} (--resume)` };
   for (const warning of reading.warnings) stderr.write(`warning: ${warning}\n`);
   return { ok: true, messages: reading.messages, file: resume };
-}
-
-function isHttpURL(text: string): boolean {
-  try {
-    const { protocol } = new URL(text);
-    return protocol === "http:" || protocol === "https:";
-  } catch {
-    return false;
-  }
 }
 
 function isDirectory(dir: string): boolean {

@@ -3,26 +3,13 @@
  * `notifications/cancelled`, exit 130 / 143, and leave no process behind, not even one a server started
  * itself (each server's whole process group is ended); an answer closes every server too.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { startScriptedServer, type ScriptedServer } from "../../src/scripted-server/scripted-server.js";
-import { cliEnv, projectRoot, spawnCli, tempDir, writeFixtureSchemas } from "./support.js";
+import { expect, it } from "vitest";
+import { faultServer, recorded } from "../support/mcp-fault-server.js";
+import { cliEnv, spawnCli, tempDir, useCliFixture } from "./support.js";
 
-const FAULT_SERVER = path.join(projectRoot, "test/fixtures/mcp-servers/fault-server.mjs");
-let server: ScriptedServer;
-let schemas: string;
-
-beforeAll(async () => {
-  server = await startScriptedServer({ script: [] });
-  schemas = writeFixtureSchemas(tempDir());
-});
-afterAll(() => server.close());
-
-function recorded(file: string): Array<Record<string, unknown>> {
-  if (!existsSync(file)) return [];
-  return readFileSync(file, "utf8").split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as Record<string, unknown>);
-}
+const fx = useCliFixture();
 
 async function until(condition: () => boolean, ms = 20_000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -50,8 +37,8 @@ function setup(): { config: string; record: string; spawned: string } {
     config,
     JSON.stringify({
       mcpServers: {
-        rec: { command: process.execPath, args: [FAULT_SERVER, "record"], env: { RECORD_FILE: record } },
-        kids: { command: process.execPath, args: [FAULT_SERVER, "spawn-child"], env: { RECORD_FILE: spawned } },
+        rec: faultServer("record", record),
+        kids: faultServer("spawn-child", spawned),
       },
     }),
   );
@@ -61,8 +48,8 @@ function setup(): { config: string; record: string; spawned: string } {
 for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
   it(`${signal} during a call: the call is cancelled on the server, exit ${code}, no process left`, async () => {
     const { config, record, spawned } = setup();
-    server.setScript([{ toolCalls: [{ id: "s1", name: "rec__slow", arguments: "{}" }] }, { content: "never" }]);
-    const agent = spawnCli(["--schemas", schemas, "--mcp", config, "--no-stream", "wait"], cliEnv(server.baseURL));
+    fx.server.setScript([{ toolCalls: [{ id: "s1", name: "rec__slow", arguments: "{}" }] }, { content: "never" }]);
+    const agent = spawnCli(["--schemas", fx.schemas, "--mcp", config, "--no-stream", "wait"], cliEnv(fx.server.baseURL));
     await until(() => recorded(record).some((entry) => entry.call === "slow"));
     const serverPid = recorded(record)[0]!.pid as number;
     const childPid = recorded(spawned)[0]!.child as number;
@@ -77,8 +64,8 @@ for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
 
 it("an answer closes every server, and what they started", async () => {
   const { config, record, spawned } = setup();
-  server.setScript([{ toolCalls: [{ id: "a", name: "rec__shout", arguments: '{"text":"x"}' }] }, { content: "done" }]);
-  const agent = spawnCli(["--schemas", schemas, "--mcp", config, "--no-stream", "go"], cliEnv(server.baseURL));
+  fx.server.setScript([{ toolCalls: [{ id: "a", name: "rec__shout", arguments: '{"text":"x"}' }] }, { content: "done" }]);
+  const agent = spawnCli(["--schemas", fx.schemas, "--mcp", config, "--no-stream", "go"], cliEnv(fx.server.baseURL));
   const run = await agent.done;
   expect(run).toMatchObject({ code: 0, stdout: "done\n" });
   const serverPid = recorded(record)[0]!.pid as number;

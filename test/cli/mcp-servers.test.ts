@@ -4,33 +4,23 @@
  * fault servers (test/fixtures/mcp-servers/fault-server.mjs), which record what they receive.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { ChatMessage } from "../../src/runtime/loop/messages.js";
 import type { ToolDefinition } from "../../src/shared/schemas-file.js";
+import { faultServer, recorded } from "../support/mcp-fault-server.js";
 import { cliEnv, projectRoot, readTranscriptLines, runCliInProcess, tempDir, useCliFixture, type CliRun } from "./support.js";
 
 const fx = useCliFixture();
 beforeEach(() => fx.server.setScript([]));
 
 const bin = (name: string) => path.join(projectRoot, "node_modules/.bin", name);
-export const FAULT_SERVER = path.join(projectRoot, "test/fixtures/mcp-servers/fault-server.mjs");
-
-function fault(mode: string, record: string, env: Record<string, string> = {}): Record<string, unknown> {
-  return { command: process.execPath, args: [FAULT_SERVER, mode], env: { RECORD_FILE: record, ...env } };
-}
-
 function writeConfig(servers: Record<string, unknown>, extra: Record<string, unknown> = {}): string {
   const file = path.join(tempDir(), "mcp.json");
   writeFileSync(file, JSON.stringify({ mcpServers: servers, ...extra }));
   return file;
-}
-
-function recorded(file: string): Array<Record<string, unknown>> {
-  if (!existsSync(file)) return [];
-  return readFileSync(file, "utf8").split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 async function cli(argv: string[], env = cliEnv(fx.server.baseURL)): Promise<CliRun> {
@@ -96,7 +86,7 @@ describe("a real server: server-filesystem", () => {
 describe("every call is checked before it is sent", () => {
   it("drops invented keys, converts a string number, reads null as absent; the server receives only valid arguments", async () => {
     const record = path.join(tempDir(), "record.jsonl");
-    const config = writeConfig({ rec: fault("record", record) });
+    const config = writeConfig({ rec: faultServer("record", record) });
     fx.server.setScript([
       {
         toolCalls: [
@@ -140,7 +130,7 @@ describe("every call is checked before it is sent", () => {
   });
 
   it("a schema the validator cannot compile makes that tool an error result; the server's other tools work", async () => {
-    const config = writeConfig({ broken: fault("broken-schema", path.join(tempDir(), "r.jsonl")) });
+    const config = writeConfig({ broken: faultServer("broken-schema", path.join(tempDir(), "r.jsonl")) });
     fx.server.setScript([{ toolCalls: [{ id: "a", name: "broken__bad", arguments: '{"x":"1"}' }, { id: "b", name: "broken__good", arguments: '{"x":"1"}' }] }, { content: "ok" }]);
     const run = await cli(["--mcp", config, "go"]);
     expect(run.code).toBe(0);
@@ -153,7 +143,7 @@ describe("every call is checked before it is sent", () => {
 describe("lifecycle", () => {
   it("a server that exits mid-call: that call says it stopped, the next call starts it once more", async () => {
     const record = path.join(tempDir(), "record.jsonl");
-    const config = writeConfig({ flaky: fault("exit-mid-call", record) });
+    const config = writeConfig({ flaky: faultServer("exit-mid-call", record) });
     fx.server.setScript([
       { toolCalls: [{ id: "a", name: "flaky__crash", arguments: "{}" }] },
       { toolCalls: [{ id: "b", name: "flaky__ok", arguments: "{}" }] },
@@ -174,7 +164,7 @@ describe("lifecycle", () => {
   });
 
   it("a server that fails to start is left out with one line, its stderr forwarded; the run goes on", async () => {
-    const config = writeConfig({ db: fault("fail-start", path.join(tempDir(), "r.jsonl")), rec: fault("record", path.join(tempDir(), "r2.jsonl")) });
+    const config = writeConfig({ db: faultServer("fail-start", path.join(tempDir(), "r.jsonl")), rec: faultServer("record", path.join(tempDir(), "r2.jsonl")) });
     fx.server.setScript([{ toolCalls: [{ id: "a", name: "db__query", arguments: "{}" }, { id: "b", name: "rec__shout", arguments: '{"text":"x"}' }] }, { content: "ok" }]);
     const run = await cli(["--mcp", config, "go"]);
     expect(run.code).toBe(0);
@@ -186,7 +176,7 @@ describe("lifecycle", () => {
   });
 
   it("a server that never answers is left out after --mcp-timeout", async () => {
-    const config = writeConfig({ mute: fault("silent", path.join(tempDir(), "r.jsonl")) });
+    const config = writeConfig({ mute: faultServer("silent", path.join(tempDir(), "r.jsonl")) });
     fx.server.setScript([{ content: "ok" }]);
     const started = Date.now();
     const run = await cli(["--mcp", config, "--mcp-timeout", "400", "go"]);
@@ -196,14 +186,14 @@ describe("lifecycle", () => {
   });
 
   it("follows tools/list pagination", async () => {
-    const config = writeConfig({ pages: fault("paginate", path.join(tempDir(), "r.jsonl"), { PAGES: "4" }) });
+    const config = writeConfig({ pages: faultServer("paginate", path.join(tempDir(), "r.jsonl"), { PAGES: "4" }) });
     fx.server.setScript([{ content: "ok" }]);
     await cli(["--mcp", config, "go"]);
     expect(offeredTools().map((tool) => tool.function.name).filter((name) => name.startsWith("pages__"))).toEqual(["pages__t0", "pages__t1", "pages__t2", "pages__t3"]);
   });
 
   it("a list_changed after the first request: the new list from the next request on, and one line", async () => {
-    const config = writeConfig({ grow: fault("list-changed", path.join(tempDir(), "r.jsonl")) });
+    const config = writeConfig({ grow: faultServer("list-changed", path.join(tempDir(), "r.jsonl")) });
     fx.server.setScript([{ toolCalls: [{ id: "a", name: "grow__grow", arguments: "{}" }] }, { toolCalls: [{ id: "b", name: "grow__second", arguments: "{}" }] }, { content: "ok" }]);
     const run = await cli(["--mcp", config, "go"]);
     expect(run.code).toBe(0);
@@ -218,7 +208,7 @@ describe("lifecycle", () => {
 describe("strict mode", () => {
   it("offers the strict form of each server tool, accepted by a strict endpoint, and validates as usual", async () => {
     const record = path.join(tempDir(), "record.jsonl");
-    const config = writeConfig({ rec: fault("record", record) });
+    const config = writeConfig({ rec: faultServer("record", record) });
     fx.server.setScript([{ toolCalls: [{ id: "a", name: "rec__shout", arguments: '{"text":"hi","times":null,"loud":null}' }] }, { content: "ok" }]);
     const run = await cli(["--mcp", config, "--strict", "go"]);
     expect(run.code).toBe(0);
@@ -256,7 +246,7 @@ describe("the config file", () => {
 
   it("skips a disabled server and warns once per key it does not use", async () => {
     const record = path.join(tempDir(), "r.jsonl");
-    const config = writeConfig({ off: { ...fault("record", record), disabled: true }, rec: { ...fault("record", record), autoApprove: [], timeout: 5 } }, { globalShortcut: "x" });
+    const config = writeConfig({ off: { ...faultServer("record", record), disabled: true }, rec: { ...faultServer("record", record), autoApprove: [], timeout: 5 } }, { globalShortcut: "x" });
     fx.server.setScript([{ content: "ok" }]);
     const run = await cli(["--mcp", config, "go"]);
     expect(run.code).toBe(0);
@@ -268,7 +258,7 @@ describe("the config file", () => {
 
   it("two tools that end up with one name are a start-up error naming both (exit 2), and the servers are closed", async () => {
     const record = path.join(tempDir(), "r.jsonl");
-    const config = writeConfig({ "rec.x": fault("record", record), rec_x: fault("record", record) });
+    const config = writeConfig({ "rec.x": faultServer("record", record), rec_x: faultServer("record", record) });
     const run = await cli(["--mcp", config, "go"]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`two tools would be offered as rec_x__shout: tool "shout" of MCP server "rec.x" and tool "shout" of MCP server "rec_x"`);
@@ -313,13 +303,13 @@ describe("transcript and resume", () => {
   it("records calls under their offered names; a resumed run whose server no longer offers the tool says it is not available", async () => {
     const transcript = path.join(tempDir(), "t.jsonl");
     fx.server.setScript([{ toolCalls: [{ id: "a", name: "rec__shout", arguments: '{"text":"x"}' }] }, { content: "first" }]);
-    const first = await cli(["--mcp", writeConfig({ rec: fault("record", path.join(tempDir(), "r.jsonl")) }), "--transcript", transcript, "go"]);
+    const first = await cli(["--mcp", writeConfig({ rec: faultServer("record", path.join(tempDir(), "r.jsonl")) }), "--transcript", transcript, "go"]);
     expect(first.code).toBe(0);
     const lines = readTranscriptLines(transcript);
     expect(lines.find((line) => line.role === "assistant" && "tool_calls" in line && line.tool_calls !== undefined)).toMatchObject({ tool_calls: [{ function: { name: "rec__shout" } }] });
     expect(lines.find((line) => line.role === "tool")?.content).toBe("X");
     fx.server.setScript([{ toolCalls: [{ id: "b", name: "rec__shout", arguments: '{"text":"x"}' }] }, { content: "second" }]);
-    const second = await cli(["--mcp", writeConfig({ rec: fault("paginate", path.join(tempDir(), "r.jsonl"), { PAGES: "1" }) }), "--resume", transcript, "again"]);
+    const second = await cli(["--mcp", writeConfig({ rec: faultServer("paginate", path.join(tempDir(), "r.jsonl"), { PAGES: "1" }) }), "--resume", transcript, "again"]);
     expect(second.code).toBe(0);
     expect(toolResults().at(-1)?.content).toBe('The tool "rec__shout" is not available: the MCP server "rec" does not offer it in this run. Available tools: echo, fail, wait_for_abort, rec__t0.');
   });

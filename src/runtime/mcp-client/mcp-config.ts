@@ -7,6 +7,7 @@
  * not use are warnings (`disabled: true` skips the server), other top-level keys are ignored.
  */
 import path from "node:path";
+import { isHttpUrl } from "../../shared/http-url.js";
 import { readRegularFile } from "../workspace/regular-file.js";
 import { expandVariables } from "./expand-variables.js";
 
@@ -148,13 +149,4 @@ function parseServer(name: string, server: Record<string, unknown>, env: NodeJS.
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function isHttpUrl(text: string): boolean {
-  try {
-    const { protocol } = new URL(text);
-    return protocol === "http:" || protocol === "https:";
-  } catch {
-    return false;
-  }
 }

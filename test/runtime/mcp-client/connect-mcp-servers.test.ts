@@ -3,7 +3,7 @@
  * the origin and annotations it carries, `close()`, and a fast-check property: whatever arguments the
  * model sends, the run never crashes and the server receives only arguments that match the schema.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -11,25 +11,29 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { connectMcpServers, type McpServers } from "../../../src/runtime/mcp-client/connect-mcp-servers.js";
 import { parseMcpConfig } from "../../../src/runtime/mcp-client/mcp-config.js";
 import { fixtureExecutor, projectRoot, tempDir } from "../../cli/support.js";
+import { faultServer, recorded } from "../../support/mcp-fault-server.js";
 
-const FAULT_SERVER = path.join(projectRoot, "test/fixtures/mcp-servers/fault-server.mjs");
 const record = path.join(tempDir(), "record.jsonl");
 let servers: McpServers;
 
-beforeAll(async () => {
-  const parsed = parseMcpConfig("mcp.json", JSON.stringify({ mcpServers: { rec: { command: process.execPath, args: [FAULT_SERVER, "record"], env: { RECORD_FILE: record } } } }), {});
+/** The recording server beside the fixture tools, through the library API as a program uses it. */
+async function connectRecorder(callTimeoutMs: number): Promise<McpServers> {
+  const parsed = parseMcpConfig("mcp.json", JSON.stringify({ mcpServers: { rec: faultServer("record", record) } }), {});
   if (!parsed.ok) throw new Error(parsed.error);
-  const connected = await connectMcpServers({ config: parsed.config, local: fixtureExecutor(), callTimeoutMs: 5_000, onNotice: () => undefined });
+  const connected = await connectMcpServers({ config: parsed.config, local: fixtureExecutor(), callTimeoutMs, onNotice: () => undefined });
   if (!connected.ok) throw new Error(connected.error);
-  servers = connected.servers;
+  return connected.servers;
+}
+
+beforeAll(async () => {
+  servers = await connectRecorder(5_000);
 });
 afterAll(() => servers.close());
 
 const context = () => ({ workspace: projectRoot, signal: new AbortController().signal });
 
-function recordedCalls(): Array<{ call: string; arguments: unknown }> {
-  if (!existsSync(record)) return [];
-  return readFileSync(record, "utf8").split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as { call: string; arguments: unknown }).filter((entry) => entry.call !== undefined);
+function recordedCalls(): Array<Record<string, unknown>> {
+  return recorded(record).filter((entry) => entry.call !== undefined);
 }
 
 it("offers local and server tools in one executor, with each tool's origin and annotations", async () => {
@@ -44,18 +48,15 @@ it("offers local and server tools in one executor, with each tool's origin and a
 });
 
 it("a call past its time limit is a timeout result, and the server is told to cancel it", async () => {
-  const parsed = parseMcpConfig("mcp.json", JSON.stringify({ mcpServers: { rec: { command: process.execPath, args: [FAULT_SERVER, "record"], env: { RECORD_FILE: record } } } }), {});
-  if (!parsed.ok) throw new Error(parsed.error);
-  const connected = await connectMcpServers({ config: parsed.config, local: fixtureExecutor(), callTimeoutMs: 300, onNotice: () => undefined });
-  if (!connected.ok) throw new Error(connected.error);
+  const timed = await connectRecorder(300);
   try {
-    const outcome = await connected.servers.executor.execute({ id: "t", type: "function", function: { name: "rec__slow", arguments: "{}" } }, context());
+    const outcome = await timed.executor.execute({ id: "t", type: "function", function: { name: "rec__slow", arguments: "{}" } }, context());
     expect(outcome).toEqual({ status: "timeout", content: "The tool rec__slow timed out: it did not finish within 300 ms, so it was stopped and has no result. Try a smaller task or another approach." });
     const deadline = Date.now() + 3000;
     while (!readFileSync(record, "utf8").includes('"cancelled"') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(readFileSync(record, "utf8")).toContain('"cancelled"');
   } finally {
-    await connected.servers.close();
+    await timed.close();
   }
 });
 
@@ -82,13 +83,10 @@ it("property: arbitrary argument JSON never crashes a call and reaches the serve
 });
 
 it("close() ends the server", async () => {
-  const parsed = parseMcpConfig("mcp.json", JSON.stringify({ mcpServers: { rec: { command: process.execPath, args: [FAULT_SERVER, "record"], env: { RECORD_FILE: record } } } }), {});
-  if (!parsed.ok) throw new Error(parsed.error);
-  const connected = await connectMcpServers({ config: parsed.config, local: fixtureExecutor(), onNotice: () => undefined });
-  if (!connected.ok) throw new Error(connected.error);
-  await connected.servers.executor.execute({ id: "c", type: "function", function: { name: "rec__shout", arguments: '{"text":"pid"}' } }, context());
+  const closing = await connectRecorder(5_000);
+  await closing.executor.execute({ id: "c", type: "function", function: { name: "rec__shout", arguments: '{"text":"pid"}' } }, context());
   const pid = (JSON.parse(readFileSync(record, "utf8").trim().split("\n").at(-1)!) as { pid: number }).pid;
-  await connected.servers.close();
+  await closing.close();
   expect(() => process.kill(pid, 0)).toThrow();
   writeFileSync(record, "");
 });
