@@ -26,7 +26,7 @@ export interface ProcessGroupServer {
 }
 
 /** Each of the two waits of a close: for the server to leave on its own, then for SIGTERM. */
-export const CLOSE_STEP_MS = 500;
+const CLOSE_STEP_MS = 500;
 /** After the leader exits, how long a process of its group may still hold its stdout before we stop waiting. */
 const EXIT_DRAIN_MS = 100;
 const POSIX = process.platform !== "win32";
@@ -108,6 +108,8 @@ export class ProcessGroupTransport implements Transport {
       for (const stream of [child.stdin, child.stdout, child.stderr]) stream?.on("error", (error) => this.onerror?.(error));
       child.once("close", () => this.#finish());
       child.once("exit", () => {
+        // An empty group's id may be given to another process later: it must not be killed on our way out.
+        if (child.pid !== undefined && !groupAlive(child.pid)) liveGroups.delete(child.pid);
         // A process the server started may still hold the pipes open; the server itself is gone.
         setTimeout(() => this.#finish(), EXIT_DRAIN_MS).unref();
       });

@@ -14,7 +14,7 @@ import type { McpServerConfig } from "./mcp-config.js";
 import { ProcessGroupTransport } from "./process-group-transport.js";
 
 /** `tools/list` pages followed before the rest is left out (with a warning): a server that pages forever cannot hold the start. */
-export const MAX_TOOL_PAGES = 100;
+const MAX_TOOL_PAGES = 100;
 
 export type ServerTool = Tool;
 
@@ -47,8 +47,6 @@ export interface ServerConnection {
    * while answering returns after the new list is known, so the next request offers it.
    */
   toolsSettled(): Promise<void>;
-  /** Why calls are not sent, or undefined while it is usable. */
-  readonly unavailable: string | undefined;
   close(): Promise<void>;
 }
 
@@ -61,6 +59,7 @@ export function createServerConnection(options: ServerConnectionOptions): Server
   let restartsLeft = 1;
   let started = false;
   let relisting: Promise<void> | undefined;
+  let restarting: Promise<StartResult> | undefined;
 
   function newTransport(): Transport {
     if (config.type === "http") return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
@@ -134,19 +133,26 @@ export function createServerConnection(options: ServerConnectionOptions): Server
     const deadline = Date.now() + timeoutMs;
     if (state === "out" || state === "closed") return { kind: "unavailable", why: out ?? "the run is ending" };
     if (state === "stopped" || state === "idle") {
-      if (restartsLeft === 0 || !started) {
-        state = "out";
-        out ??= "it stopped twice during this run";
-        return { kind: "unavailable", why: out };
+      // Concurrent calls after a stop share the one restart.
+      if (restarting === undefined) {
+        if (restartsLeft === 0 || !started) {
+          state = "out";
+          out ??= "it stopped twice during this run";
+          return { kind: "unavailable", why: out };
+        }
+        restartsLeft -= 1;
+        restarting = start(timeoutMs).then((restarted) => {
+          restarting = undefined;
+          if (!restarted.ok) {
+            state = "out";
+            out = `it stopped, and starting it again failed: ${restarted.why}`;
+          }
+          return restarted;
+        });
       }
-      restartsLeft -= 1;
-      const restarted = await start(timeoutMs, signal);
-      if (signal.aborted) return { kind: "aborted" };
-      if (!restarted.ok) {
-        state = "out";
-        out = `it stopped, and starting it again failed: ${restarted.why}`;
-        return { kind: "unavailable", why: out };
-      }
+      const restarted = await untilAborted(restarting, signal).catch(() => undefined);
+      if (restarted === undefined) return { kind: "aborted" };
+      if (!restarted.ok) return { kind: "unavailable", why: out ?? restarted.why };
     }
     const current = client;
     if (current === undefined) return { kind: "unavailable", why: out ?? "it is not connected" };
@@ -170,9 +176,6 @@ export function createServerConnection(options: ServerConnectionOptions): Server
     start,
     call,
     toolsSettled,
-    get unavailable() {
-      return state === "out" ? out : undefined;
-    },
     async close() {
       state = "closed";
       const closing = transport;
@@ -209,7 +212,7 @@ function startFailure(error: unknown): string {
   return describeError(error);
 }
 
-export function describeError(error: unknown): string {
+function describeError(error: unknown): string {
   if (error instanceof Error) return error.message;
   return String(error);
 }

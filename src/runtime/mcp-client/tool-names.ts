@@ -21,7 +21,7 @@ export function offeredToolName(server: string, tool: string): string {
   return `${fitted.slice(0, KEPT)}_${hash}`;
 }
 
-export function describeOrigin(origin: ToolOrigin): string {
+function describeOrigin(origin: ToolOrigin): string {
   return origin.kind === "local" ? "a local tool" : `tool ${JSON.stringify(origin.tool)} of MCP server ${JSON.stringify(origin.server)}`;
 }
 
