@@ -164,11 +164,12 @@ describe("lifecycle", () => {
   });
 
   it("a server that fails to start is left out with one line, its stderr forwarded; the run goes on", async () => {
-    const config = writeConfig({ db: faultServer("fail-start", path.join(tempDir(), "r.jsonl")), rec: faultServer("record", path.join(tempDir(), "r2.jsonl")) });
+    const config = writeConfig({ db: faultServer("fail-start", path.join(tempDir(), "r.jsonl"), { LEAK: "key ${OPENAI_API_KEY}" }), rec: faultServer("record", path.join(tempDir(), "r2.jsonl")) });
     fx.server.setScript([{ toolCalls: [{ id: "a", name: "db__query", arguments: "{}" }, { id: "b", name: "rec__shout", arguments: '{"text":"x"}' }] }, { content: "ok" }]);
     const run = await cli(["--mcp", config, "go"]);
     expect(run.code).toBe(0);
-    expect(run.stderr).toContain("[db] cannot open the database\n");
+    // Escaped and key-masked like everything else we print.
+    expect(run.stderr).toContain("[db] cannot open the \\x1b[31mdatabase\n[db] key ***\n");
     expect(run.stderr.match(/mcp: server "db" is left out: .*/g)).toHaveLength(1);
     const [query, shout] = toolResults();
     expect(query?.content).toMatch(/^The tool "db__query" is not available: its MCP server "db" is not running \(.+\), so it was not run\./);
@@ -220,6 +221,18 @@ describe("strict mode", () => {
     expect(run.stderr).toContain('mcp: tool "rec__free" is offered with strict: false in strict mode');
     expect(fx.server.requests.flatMap((request) => request.violations)).toEqual([]);
     expect(toolResults()[0]?.content).toBe("HI");
+  });
+});
+
+describe("the command line", () => {
+  it("--help describes --mcp and --mcp-timeout; a timeout past a timer's limit is refused (exit 2)", async () => {
+    const help = await cli(["--help"]);
+    expect(help.stdout).toContain("--mcp FILE            also offer the tools of the MCP servers in FILE");
+    expect(help.stdout).toContain("A tool t of server fs is offered as fs__t");
+    expect(help.stdout).toContain("--mcp-timeout MS      how long each MCP server may take to start and list its tools (default 30000)");
+    const tooLong = await cli(["--mcp-timeout", "2147483648", "go"]);
+    expect(tooLong.code).toBe(2);
+    expect(tooLong.stderr).toContain("--mcp-timeout can be at most 2147483647 ms");
   });
 });
 
