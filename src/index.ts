@@ -1,7 +1,8 @@
 /**
  * The library: embed the agent loop in a program. `createAgent` joins a model (`createTurnRequester`, over
  * a key and endpoint or the program's own `openai` client) and tools (`createToolExecutor` over a schemas
- * file from `npm run gen`); docs/agent.md shows a whole program.
+ * file from `npm run gen`, and `connectMcpServers` for the tools of MCP servers beside them);
+ * docs/agent.md shows a whole program, docs/mcp-client.md the MCP servers.
  */
 export { createAgent, type Agent, type AgentOptions, type AfterToolCall, type BeforeToolCall, type MessageSink, type RunOptions, type ToolCallInfo } from "./runtime/loop/agent.js";
 export type { AgentEvent, ApiFailure, CompactionEvent, RunResult, ToolCallResult } from "./runtime/loop/agent-events.js";
@@ -11,8 +12,10 @@ export { ModelRequestError, type ModelErrorKind } from "./runtime/model/model-er
 export { isOpenAIEndpoint } from "./runtime/model/openai-endpoint.js";
 export { createToolExecutor, type ToolExecutorOptions } from "./runtime/execution/tool-executor.js";
 export { loadSchemas, type LoadSchemasResult } from "./runtime/execution/load-schemas.js";
+export { connectMcpServers, type ConnectMcpServersOptions, type ConnectMcpServersResult, type McpServers } from "./runtime/mcp-client/connect-mcp-servers.js";
+export { parseMcpConfig, readMcpConfig, type McpConfig, type McpConfigResult, type McpServerConfig } from "./runtime/mcp-client/mcp-config.js";
 export { openTranscript, readTranscript } from "./runtime/loop/transcript.js";
 export { toolContext } from "./runtime/execution/tool-context.js";
 export type { ChatMessage, ToolCall } from "./runtime/loop/messages.js";
-export type { ModelTurn, ToolContext, ToolExecutor, ToolOutcome, TurnRequest, TurnRequester } from "./runtime/loop/types.js";
+export type { ModelTurn, ToolContext, ToolExecutor, ToolInfo, ToolOrigin, ToolOutcome, TurnRequest, TurnRequester } from "./runtime/loop/types.js";
 export type { SchemasFile, ToolDefinition } from "./shared/schemas-file.js";

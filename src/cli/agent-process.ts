@@ -21,6 +21,8 @@ export interface AgentProcessOptions {
 
 /** After Ctrl-C the run ends within moments; a tool that ignores its signal must not keep the process alive. */
 const FORCED_EXIT_MS = 1500;
+/** 128 + SIGTERM, as a shell reports a process ended by it. */
+const EXIT_TERMINATED = 143;
 
 /** Runs the agent CLI in this process and returns its exit code. */
 export async function runAgentProcess(options: AgentProcessOptions): Promise<number> {
@@ -34,6 +36,18 @@ export async function runAgentProcess(options: AgentProcessOptions): Promise<num
       return EXIT.usage;
     }
   }
+  // SIGTERM ends the run the way Ctrl-C does (calls cancelled, MCP servers closed), then exits 143; with no
+  // run in progress (start-up, the chat's prompt) it exits at once, and the servers' process groups are
+  // killed on the way out (process-group-transport.ts).
+  let terminated = false;
+  let stopRun: (() => void) | undefined;
+  const onTerminate = () => {
+    terminated = true;
+    if (stopRun === undefined) process.exit(EXIT_TERMINATED);
+    stopRun();
+    setTimeout(() => process.exit(EXIT_TERMINATED), FORCED_EXIT_MS).unref();
+  };
+  process.once("SIGTERM", onTerminate);
   return runAgentCli({
     argv: options.argv,
     ...(options.warmUp !== undefined ? { warmUp: options.warmUp } : {}),
@@ -50,10 +64,17 @@ export async function runAgentProcess(options: AgentProcessOptions): Promise<num
         process.once("SIGINT", () => process.exit(130));
       };
       process.once("SIGINT", onSignal);
-      return () => process.off("SIGINT", onSignal);
+      stopRun = handler;
+      return () => {
+        process.off("SIGINT", onSignal);
+        stopRun = undefined;
+      };
     },
-  }).catch((error: unknown) => {
-    process.stderr.write(internalErrorLine(error, process.env.OPENAI_API_KEY ?? ""));
-    return EXIT.internal;
-  });
+  })
+    .catch((error: unknown) => {
+      process.stderr.write(internalErrorLine(error, process.env.OPENAI_API_KEY ?? ""));
+      return EXIT.internal;
+    })
+    .then((code) => (terminated ? EXIT_TERMINATED : code))
+    .finally(() => process.off("SIGTERM", onTerminate));
 }

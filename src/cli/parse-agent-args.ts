@@ -14,6 +14,9 @@ export interface AgentArgs {
   transcript?: string;
   resume?: string;
   schemas?: string;
+  /** `--mcp FILE`: the MCP servers to start, an `mcpServers` file. */
+  mcp?: string;
+  mcpTimeoutMs?: number;
   stream: boolean;
   /** `--strict` / `--no-strict`; unset: the caller decides from the endpoint. */
   strict?: boolean;
@@ -28,8 +31,8 @@ export interface AgentArgs {
 
 export type ParsedAgentArgs = { ok: true; args: AgentArgs } | { ok: false; error: string };
 
-type NumberFlag = "maxTurns" | "toolTimeoutMs" | "idleTimeoutMs" | "requestTimeoutMs" | "responseTimeoutMs" | "maxResponseBytes" | "contextWindow";
-type ValueFlag = "model" | "workspace" | "transcript" | "resume" | "schemas" | NumberFlag;
+type NumberFlag = "maxTurns" | "toolTimeoutMs" | "mcpTimeoutMs" | "idleTimeoutMs" | "requestTimeoutMs" | "responseTimeoutMs" | "maxResponseBytes" | "contextWindow";
+type ValueFlag = "model" | "workspace" | "transcript" | "resume" | "schemas" | "mcp" | NumberFlag;
 
 const VALUE_FLAGS: Record<string, ValueFlag> = {
   "--model": "model",
@@ -39,6 +42,8 @@ const VALUE_FLAGS: Record<string, ValueFlag> = {
   "--resume": "resume",
   "--schemas": "schemas",
   "--tool-timeout": "toolTimeoutMs",
+  "--mcp": "mcp",
+  "--mcp-timeout": "mcpTimeoutMs",
   "--idle-timeout": "idleTimeoutMs",
   "--request-timeout": "requestTimeoutMs",
   "--response-timeout": "responseTimeoutMs",
@@ -46,9 +51,9 @@ const VALUE_FLAGS: Record<string, ValueFlag> = {
   "--context-window": "contextWindow",
 };
 
-const NUMBER_FLAGS = new Set<ValueFlag>(["maxTurns", "toolTimeoutMs", "idleTimeoutMs", "requestTimeoutMs", "responseTimeoutMs", "maxResponseBytes", "contextWindow"]);
+const NUMBER_FLAGS = new Set<ValueFlag>(["maxTurns", "toolTimeoutMs", "mcpTimeoutMs", "idleTimeoutMs", "requestTimeoutMs", "responseTimeoutMs", "maxResponseBytes", "contextWindow"]);
 /** Milliseconds handed to a timer: refused above what a Node.js timer holds, or they would fire at once. */
-const DURATION_FLAGS = new Set<ValueFlag>(["toolTimeoutMs", "idleTimeoutMs", "requestTimeoutMs", "responseTimeoutMs"]);
+const DURATION_FLAGS = new Set<ValueFlag>(["toolTimeoutMs", "mcpTimeoutMs", "idleTimeoutMs", "requestTimeoutMs", "responseTimeoutMs"]);
 
 export const AGENT_USAGE = `Usage: ${commandLine("agent", '[flags] "prompt"')}
        ${commandLine("agent").padEnd(34)} (on a terminal: interactive chat, Ctrl-D to leave)
@@ -61,6 +66,13 @@ Flags (before or after the prompt):
   --resume FILE         continue the conversation in transcript FILE and append to it
   --schemas FILE        tool schemas to offer (default: generated/schemas.json)
   --tool-timeout MS     how long one tool call may run (default 60000)
+  --mcp FILE            also offer the tools of the MCP servers in FILE, the mcpServers format of Claude
+                        Desktop, Claude Code and Cursor: { "mcpServers": { "fs": { "command": "npx",
+                        "args": ["@modelcontextprotocol/server-filesystem", "."] } } } (stdio: command,
+                        args, env, cwd; remote: "type": "http", url, headers; \${VAR} and \${VAR:-default}
+                        expand from the environment). A tool t of server fs is offered as fs__t. Only a
+                        file named here is ever started
+  --mcp-timeout MS      how long each MCP server may take to start and list its tools (default 30000)
   --idle-timeout MS     longest silence inside a model response before it is dropped and retried (default 15000)
   --request-timeout MS  longest wait for a response to start before it is retried (default 600000; without
                         streaming this covers the whole generation)
@@ -80,7 +92,7 @@ Flags (before or after the prompt):
 Environment: OPENAI_API_KEY, OPENAI_BASE_URL, AGENT_MODEL (also read from .env in the project root).
 Exit codes: 0 answer, 1 turn limit reached, 2 usage or setup error, 3 API error,
             4 the model stopped without an answer, 5 schemas missing or stale,
-            6 the conversation does not fit the context window, 130 interrupted,
+            6 the conversation does not fit the context window, 130 interrupted, 143 terminated,
             70 internal error (a bug in sigloop).`;
 
 export function parseAgentArgs(argv: readonly string[]): ParsedAgentArgs {

@@ -12,9 +12,13 @@ import { loadSchemas } from "../runtime/execution/load-schemas.js";
 import { keyMask } from "../runtime/model/key-mask.js";
 import { isOpenAIEndpoint } from "../runtime/model/openai-endpoint.js";
 import { createToolExecutor } from "../runtime/execution/tool-executor.js";
+import { connectMcpServers, type McpServers } from "../runtime/mcp-client/connect-mcp-servers.js";
+import { readMcpConfig, type McpConfig } from "../runtime/mcp-client/mcp-config.js";
+import { escapeControls } from "./terminal-safe.js";
 import { openTranscript, readTranscript, type TranscriptWriter } from "../runtime/loop/transcript.js";
 import { createAnswerOutput, type OutputStream } from "./answer-output.js";
 import { nonRegularFileProblem, NotRegularFileError } from "../runtime/workspace/regular-file.js";
+import { isHttpUrl } from "../shared/http-url.js";
 import { commandLine } from "../shared/package-layout.js";
 import { runInteractive } from "./interactive.js";
 import { AGENT_USAGE, parseAgentArgs, type AgentArgs } from "./parse-agent-args.js";
@@ -87,7 +91,7 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
   }
 
   const baseURL = io.env.OPENAI_BASE_URL || undefined;
-  if (baseURL !== undefined && !isHttpURL(baseURL)) {
+  if (baseURL !== undefined && !isHttpUrl(baseURL)) {
     return usageError(`OPENAI_BASE_URL must be an http(s) URL of the API root, such as http://localhost:8080/v1; got ${JSON.stringify(baseURL)}`);
   }
 
@@ -107,6 +111,15 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
   const strict = args.strict ?? isOpenAIEndpoint(baseURL);
   if (strict && schemas.schemas.strictTools === undefined) {
     return fail(EXIT.schemas, `error: ${schemasPath} has no strictTools (it was written before strict mode existed). Run npm run gen to regenerate it, or pass --no-strict.`);
+  }
+
+  // Read and checked before anything starts: starting a server runs a program, so a bad file runs none.
+  let mcpConfig: McpConfig | undefined;
+  if (args.mcp !== undefined) {
+    const read = readMcpConfig(fromUser(args.mcp), io.env);
+    if (!read.ok) return usageError(`--mcp ${read.error}`);
+    mcpConfig = read.config;
+    for (const warning of mcpConfig.warnings) stderr.write(`${escapeControls(warning)}\n`);
   }
 
   // A turn's progress lines go out in one write (coalesced-output.ts). Not in the chat, where readline
@@ -145,6 +158,26 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
     }
   }
 
+  // Every server is started (in parallel) before the first request, and closed on every way out below.
+  let mcp: McpServers | undefined;
+  if (mcpConfig !== undefined) {
+    const connected = await connectMcpServers({
+      config: mcpConfig,
+      local: executor,
+      strict,
+      ...(args.mcpTimeoutMs !== undefined ? { startTimeoutMs: args.mcpTimeoutMs } : {}),
+      ...(args.toolTimeoutMs !== undefined ? { callTimeoutMs: args.toolTimeoutMs } : {}),
+      onServerStderr: (server, line) => stderr.write(`${escapeControls(`[${server}] ${line}`)}\n`),
+      onNotice: (line) => reporter.line(escapeControls(mask.scrub(line))),
+    });
+    if (!connected.ok) {
+      progress.flush();
+      transcript?.close();
+      return usageError(`--mcp ${mcpConfig.file}: ${connected.error}`);
+    }
+    mcp = connected.servers;
+  }
+
   // The tool modules load and Ajv readies itself before the first tool call, never on it.
   if (io.warmUp === "before-first-request") {
     await executor.warmUp();
@@ -154,7 +187,7 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
   }
   const agent = createAgent({
     requestTurn,
-    executor,
+    executor: mcp?.executor ?? executor,
     model: args.model ?? (io.env.AGENT_MODEL || DEFAULT_MODEL),
     systemPrompt: DEFAULT_SYSTEM_PROMPT,
     stream: args.stream,
@@ -194,6 +227,7 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
   } finally {
     progress.flush();
     transcript?.close();
+    await mcp?.close();
   }
 }
 
@@ -220,15 +254,6 @@ function loadHistory(args: AgentArgs, fromUser: (file: string) => string, stderr
   if (!reading.ok) return { ok: false, error: `${reading.error} (--resume)` };
   for (const warning of reading.warnings) stderr.write(`warning: ${warning}\n`);
   return { ok: true, messages: reading.messages, file: resume };
-}
-
-function isHttpURL(text: string): boolean {
-  try {
-    const { protocol } = new URL(text);
-    return protocol === "http:" || protocol === "https:";
-  } catch {
-    return false;
-  }
 }
 
 function isDirectory(dir: string): boolean {

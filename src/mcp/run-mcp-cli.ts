@@ -5,14 +5,14 @@
  * aborted first; or, with `--http`, over Streamable HTTP (`http/run-http.ts`). Everything the process
  * touches comes in through `McpCliEnvironment`.
  */
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import path from "node:path";
 import { EXIT } from "../cli/report-result.js";
 import { escapeControls } from "../cli/terminal-safe.js";
 import { keyMask, type KeyMask } from "../runtime/model/key-mask.js";
 import { loadSchemas } from "../runtime/execution/load-schemas.js";
 import { nonRegularFileProblem } from "../runtime/workspace/regular-file.js";
-import { commandLine, packageRoot } from "../shared/package-layout.js";
+import { commandLine, packageVersion } from "../shared/package-layout.js";
 import { createMcpServer } from "./create-mcp-server.js";
 import { divertStdout } from "./divert-stdout.js";
 import { createLineFraming } from "./line-framing.js";
@@ -79,7 +79,7 @@ export async function runMcpCli(io: McpCliEnvironment): Promise<number> {
     schemas: loaded.schemas,
     workspace,
     log,
-    info: { name: "sigloop", version: packageVersion(packageRoot) },
+    info: { name: "sigloop", version: packageVersion() },
     ...(args.toolTimeoutMs !== undefined ? { toolTimeoutMs: args.toolTimeoutMs } : {}),
     ...(maxConcurrentCalls !== undefined ? { maxConcurrentCalls } : {}),
   });
@@ -121,15 +121,5 @@ function isDirectory(dir: string): boolean {
     return statSync(dir).isDirectory();
   } catch {
     return false;
-  }
-}
-
-/** sigloop's own version (the server's, whichever project it serves). */
-function packageVersion(root: string): string {
-  try {
-    const { version } = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { version?: unknown };
-    return typeof version === "string" ? version : "0.0.0";
-  } catch {
-    return "0.0.0";
   }
 }

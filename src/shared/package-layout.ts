@@ -4,6 +4,7 @@
  * (`npm run gen` in the repository, `npx sigloop gen` where sigloop is a dependency) and where the package's
  * own files are.
  */
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -27,4 +28,14 @@ export const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.u
 export function commandLine(command: "gen" | "agent" | "demo" | "mcp", args = ""): string {
   if (compiled) return `npx sigloop ${command}${args === "" ? "" : ` ${args}`}`;
   return `npm run ${command}${args === "" ? "" : ` -- ${args}`}`;
+}
+
+/** sigloop's own version (an MCP server's or client's, whichever project it runs in); 0.0.0 when unreadable. */
+export function packageVersion(): string {
+  try {
+    const { version } = JSON.parse(readFileSync(path.join(packageRoot, "package.json"), "utf8")) as { version?: unknown };
+    return typeof version === "string" ? version : "0.0.0";
+  } catch {
+    return "0.0.0";
+  }
 }

@@ -1,34 +1,26 @@
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import type { Ajv, ValidateFunction } from "ajv";
+import type { Ajv } from "ajv";
 import type { SchemasFile, ToolBinding, ToolDefinition } from "../../shared/schemas-file.js";
 import type { ToolCall } from "../loop/messages.js";
 import { bindArguments } from "./bind-arguments.js";
 import { callWithTimeout } from "./call-with-timeout.js";
+import { argumentsText, checkArguments, type CompiledValidator } from "./check-arguments.js";
 import { importToolModule } from "./import-tool-module.js";
 import { capContent, renderReturnValue } from "./format-tool-result.js";
-import { dropOptionalNulls } from "./null-as-absent.js";
-import { parseToolArguments } from "./parse-tool-arguments.js";
 import {
   abortedMessage,
-  convertedArgumentsNote,
-  DECODED_STRING_NOTE,
-  ignoredArgumentsNote,
   internalErrorMessage,
-  invalidArgumentsMessage,
-  invalidJsonMessage,
   loadFailedMessage,
-  notAnObjectMessage,
   quoteName,
   schemaFailedMessage,
   timeoutMessage,
-  tooDeepMessage,
   toolFailedMessage,
   unknownToolMessage,
   unrenderableResultMessage,
 } from "./tool-messages.js";
 import type { ToolContext, ToolExecutor, ToolOutcome } from "../loop/types.js";
-import { compileArguments, createAjv, validateArguments, type ValidationResult } from "./validate-arguments.js";
+import { compileArguments, createAjv } from "./validate-arguments.js";
 
 export interface ToolExecutorOptions {
   schemas: SchemasFile;
@@ -85,7 +77,7 @@ interface ToolEntry {
   definition: ToolDefinition;
   binding: ToolBinding;
   /** Compiled on first use: compiling hundreds of schemas at start-up would cost a second. */
-  validator?: { ok: true; validate: ValidateFunction } | { ok: false; error: unknown };
+  validator?: CompiledValidator;
   fn?: ToolFunction;
 }
 
@@ -159,35 +151,21 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolRunner & P
   async function attempt(call: ToolCall, context: ToolContext, name: string): Promise<ToolRun> {
     const entry = entries.get(name);
     if (entry === undefined) return { status: "unknown_tool", content: unknownToolMessage(name, toolNames, suggestName(name, toolNames)) };
-    const schema = entry.definition.function.parameters;
-    const text = argumentsText(call.function.arguments);
-    const parsed = parseToolArguments(text);
-    if (!parsed.ok) {
-      const content =
-        parsed.problem === "invalid_json"
-          ? invalidJsonMessage(name, parsed.parserMessage, text, schema)
-          : notAnObjectMessage(name, parsed.value, schema);
-      return { status: "invalid_arguments", content };
-    }
-    const validator = await validatorFor(entry);
-    if (!validator.ok) return { status: "tool_error", content: schemaFailedMessage(name, validator.error) };
-    let checked: ValidationResult;
-    try {
-      dropOptionalNulls(parsed.args, schema);
-      checked = validateArguments(validator.validate, parsed.args);
-    } catch (error) {
-      // A recursive schema is checked recursively: deep enough arguments overflow the stack.
-      if (error instanceof RangeError) return { status: "invalid_arguments", content: tooDeepMessage(name, error, schema) };
-      throw error;
-    }
-    if (!checked.ok) return { status: "invalid_arguments", content: invalidArgumentsMessage(name, checked.problems, schema) };
+    const checked = await checkArguments({
+      name,
+      text: argumentsText(call.function.arguments),
+      schema: entry.definition.function.parameters,
+      validator: () => validatorFor(entry),
+      schemaFailed: (error) => ({ status: "tool_error", content: schemaFailedMessage(name, error) }),
+    });
+    if (!checked.ok) return checked.outcome;
 
     if (context.signal.aborted) return { status: "aborted", content: abortedMessage(name) };
     const fn = await loadFunction(entry);
     if (typeof fn === "string") return { status: "tool_error", content: loadFailedMessage(name, entry.binding.file, fn) };
     // The tool learns where its result will be cut, so it can stop there with a note of its own.
     const toolContext: ToolContext = { ...context, maxResultChars: resultCut(context) };
-    const result = await callWithTimeout(fn, bindArguments(entry.binding.call, parsed.args), toolContext, timeoutMs);
+    const result = await callWithTimeout(fn, bindArguments(entry.binding.call, checked.args), toolContext, timeoutMs);
     switch (result.kind) {
       case "timeout":
         return { status: "timeout", content: timeoutMessage(name, timeoutMs) };
@@ -202,11 +180,7 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolRunner & P
         } catch (error) {
           return { status: "tool_error", content: unrenderableResultMessage(name, error) };
         }
-        const notes = [
-          ...(checked.ignored.length > 0 ? [ignoredArgumentsNote(checked.ignored)] : []),
-          ...(checked.converted.length > 0 ? [convertedArgumentsNote(checked.converted)] : []),
-          ...(parsed.decodedString ? [DECODED_STRING_NOTE] : []),
-        ];
+        const { notes } = checked;
         return { status: "ok", content: [...notes, body].join("\n"), returned: { value: result.value, notes } };
       }
     }
@@ -232,6 +206,11 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolRunner & P
 
   return {
     definitions: options.strict === true ? (schemas.strictTools ?? schemas.tools) : schemas.tools,
+    describe(name) {
+      if (!entries.has(name)) return undefined;
+      const annotations = schemas.annotations?.[name];
+      return { origin: { kind: "local" }, ...(annotations !== undefined ? { annotations } : {}) };
+    },
     run,
     async execute(call, context) {
       const { status, content } = await run(call, context);
@@ -249,19 +228,8 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolRunner & P
   };
 }
 
-/** The arguments as text, whatever a provider put there (the client should already have made it a string). */
-function argumentsText(value: unknown): string {
-  if (typeof value === "string") return value;
-  if (value === undefined || value === null) return "";
-  try {
-    return JSON.stringify(value) ?? "";
-  } catch {
-    return String(value);
-  }
-}
-
 /** Catches the usual near-misses: a `functions.` prefix, different case, stray whitespace. */
-function suggestName(name: string, toolNames: readonly string[]): string | undefined {
+export function suggestName(name: string, toolNames: readonly string[]): string | undefined {
   const wanted = name.trim().replace(/^functions[.:]/, "").toLowerCase();
   return toolNames.find((candidate) => candidate.toLowerCase() === wanted);
 }

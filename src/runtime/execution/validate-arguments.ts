@@ -29,10 +29,22 @@ export type ValidationResult =
  * Loaded with `require`, not `import()`: Ajv is CommonJS, and an `import()` of it would first go through
  * the ES module loader (and its hooks, when a TypeScript loader is registered) for nothing.
  */
-export async function createAjv(): Promise<Ajv> {
-  const { Ajv: AjvClass } = require("ajv") as typeof import("ajv");
+export async function createAjv(dialect: SchemaDialect = "draft-07"): Promise<Ajv> {
+  const AjvClass = ajvClassOf(dialect);
   const addFormats = (require("ajv-formats") as typeof import("ajv-formats")).default;
   return addFormats(new AjvClass({ allErrors: true, verbose: true, strict: false, validateSchema: false }));
+}
+
+/**
+ * The JSON Schema dialect a schema is checked in: gen writes draft-07 (Ajv's default class); an MCP
+ * server's `inputSchema` is 2020-12 unless its `$schema` says otherwise.
+ */
+export type SchemaDialect = "draft-07" | "2019-09" | "2020-12";
+
+function ajvClassOf(dialect: SchemaDialect): typeof import("ajv").Ajv {
+  if (dialect === "2020-12") return (require("ajv/dist/2020") as typeof import("ajv/dist/2020")).Ajv2020;
+  if (dialect === "2019-09") return (require("ajv/dist/2019") as typeof import("ajv/dist/2019")).Ajv2019;
+  return (require("ajv") as typeof import("ajv")).Ajv;
 }
 
 export function compileArguments(ajv: Ajv, schema: ParametersSchema): ValidateFunction {

@@ -2,7 +2,7 @@
  * The contracts between the runtime's parts: the model client (one turn of the model), the tool executor
  * (one tool call), and the loop that joins them. Each part's promises are written on its type.
  */
-import type { ToolDefinition } from "../../shared/schemas-file.js";
+import type { ToolAnnotations, ToolDefinition } from "../../shared/schemas-file.js";
 import type { AssistantMessage, ChatMessage, ToolCall } from "./messages.js";
 
 /** Why the model stopped. Anything a provider invents arrives as `{ unknown: string }`-free plain text. */
@@ -62,9 +62,26 @@ export interface ToolContext {
   maxResultChars?: number;
 }
 
+/** Where a tool offered to the model comes from: a function of the schemas file, or an MCP server's tool. */
+export type ToolOrigin = { kind: "local" } | { kind: "mcp"; server: string; tool: string };
+
+/**
+ * What is known about a tool besides its definition, for whatever runs before a call (an approval step):
+ * its origin and its MCP annotations (a local tool's from its JSDoc tags, a server's as it lists them).
+ */
+export interface ToolInfo {
+  origin: ToolOrigin;
+  annotations?: ToolAnnotations;
+}
+
 export interface ToolExecutor {
-  /** The tool definitions to send, in the schemas file's order. */
+  /**
+   * The tool definitions to send, in the schemas file's order. Read before every request: the same array
+   * (same bytes) each time, unless the tools changed (an MCP server's `list_changed`).
+   */
   readonly definitions: readonly ToolDefinition[];
   /** Runs one call. Never rejects: every failure is an outcome whose content the model can act on. */
   execute(call: ToolCall, context: ToolContext): Promise<ToolOutcome>;
+  /** The origin and annotations of an offered tool; undefined for a name not offered. */
+  describe?(name: string): ToolInfo | undefined;
 }

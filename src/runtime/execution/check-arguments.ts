@@ -1,0 +1,80 @@
+/**
+ * The checks every tool call passes before anything runs, whoever runs it (a local function or an MCP
+ * server): parse the model's arguments, read `null` for an optional member as absent, validate with
+ * lossless repairs. Either the arguments to send and the notes to put before the result, or the outcome
+ * the model reads instead. One path, so a tool from anywhere gets the same messages.
+ */
+import type { ValidateFunction } from "ajv";
+import type { ParametersSchema } from "../../shared/schemas-file.js";
+import type { ToolOutcome } from "../loop/types.js";
+import { dropOptionalNulls } from "./null-as-absent.js";
+import { parseToolArguments } from "./parse-tool-arguments.js";
+import {
+  convertedArgumentsNote,
+  DECODED_STRING_NOTE,
+  ignoredArgumentsNote,
+  invalidArgumentsMessage,
+  invalidJsonMessage,
+  notAnObjectMessage,
+  tooDeepMessage,
+} from "./tool-messages.js";
+import { validateArguments, type ValidationResult } from "./validate-arguments.js";
+
+/** A tool's validator, compiled on first use; a schema that does not compile is kept as its error. */
+export type CompiledValidator = { ok: true; validate: ValidateFunction } | { ok: false; error: unknown };
+
+export type CheckedArguments =
+  | { ok: true; args: Record<string, unknown>; notes: string[] }
+  | { ok: false; outcome: ToolOutcome };
+
+export interface ArgumentCheck {
+  /** The tool's name as the model knows it. */
+  name: string;
+  /** The model's `arguments`, as it came. */
+  text: string;
+  /** The schema the arguments are described and checked against. */
+  schema: ParametersSchema;
+  /** Asked only once the arguments parse, so a bad call never waits for a compile. */
+  validator: () => Promise<CompiledValidator>;
+  /** The outcome for a schema that does not compile: whose bug it is differs by where the tool lives. */
+  schemaFailed: (error: unknown) => ToolOutcome;
+}
+
+export async function checkArguments(check: ArgumentCheck): Promise<CheckedArguments> {
+  const { name, text, schema } = check;
+  const parsed = parseToolArguments(text);
+  if (!parsed.ok) {
+    const content =
+      parsed.problem === "invalid_json" ? invalidJsonMessage(name, parsed.parserMessage, text, schema) : notAnObjectMessage(name, parsed.value, schema);
+    return { ok: false, outcome: { status: "invalid_arguments", content } };
+  }
+  const validator = await check.validator();
+  if (!validator.ok) return { ok: false, outcome: check.schemaFailed(validator.error) };
+  let checked: ValidationResult;
+  try {
+    dropOptionalNulls(parsed.args, schema);
+    checked = validateArguments(validator.validate, parsed.args);
+  } catch (error) {
+    // A recursive schema is checked recursively: deep enough arguments overflow the stack.
+    if (error instanceof RangeError) return { ok: false, outcome: { status: "invalid_arguments", content: tooDeepMessage(name, error, schema) } };
+    throw error;
+  }
+  if (!checked.ok) return { ok: false, outcome: { status: "invalid_arguments", content: invalidArgumentsMessage(name, checked.problems, schema) } };
+  const notes = [
+    ...(checked.ignored.length > 0 ? [ignoredArgumentsNote(checked.ignored)] : []),
+    ...(checked.converted.length > 0 ? [convertedArgumentsNote(checked.converted)] : []),
+    ...(parsed.decodedString ? [DECODED_STRING_NOTE] : []),
+  ];
+  return { ok: true, args: parsed.args, notes };
+}
+
+/** The arguments as text, whatever a provider put there (the client should already have made it a string). */
+export function argumentsText(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (value === undefined || value === null) return "";
+  try {
+    return JSON.stringify(value) ?? "";
+  } catch {
+    return String(value);
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * A `tools/call` result as the text the model reads: the text items joined by line breaks;
+ * `structuredContent` as JSON only when there is no text item (servers repeat it in a text item, as the
+ * specification recommends); an image, audio or resource item as a one-line note
+ * (`[image: image/png, 12345 bytes, not shown]`, the decoded size); nothing at all as `(no output)`.
+ * `isError: true` is a failure whose message is that text, read as a local tool that threw.
+ */
+import { NO_OUTPUT } from "../execution/tool-messages.js";
+
+export interface MappedResult {
+  isError: boolean;
+  text: string;
+}
+
+export function mapCallResult(result: Record<string, unknown>): MappedResult {
+  const items = Array.isArray(result.content) ? (result.content as unknown[]) : [];
+  const parts: string[] = [];
+  let hasText = false;
+  for (const item of items) {
+    if (!isRecord(item)) continue;
+    if (item.type === "text" && typeof item.text === "string") {
+      hasText = true;
+      parts.push(item.text);
+    } else {
+      parts.push(noteFor(item));
+    }
+  }
+  if (!hasText && result.structuredContent !== undefined) parts.unshift(JSON.stringify(result.structuredContent));
+  const text = parts.length === 0 ? NO_OUTPUT : parts.join("\n");
+  return { isError: result.isError === true, text };
+}
+
+function noteFor(item: Record<string, unknown>): string {
+  const type = typeof item.type === "string" ? item.type : "unknown";
+  if (type === "image" || type === "audio") {
+    return `[${type}: ${String(item.mimeType ?? "unknown type")}, ${base64Bytes(item.data)} bytes, not shown]`;
+  }
+  if (type === "resource" && isRecord(item.resource)) {
+    const { uri, mimeType, text, blob } = item.resource;
+    const size = typeof text === "string" ? `${text.length} characters` : `${base64Bytes(blob)} bytes`;
+    return `[resource: ${String(uri)}${typeof mimeType === "string" ? `, ${mimeType}` : ""}, ${size}, not shown]`;
+  }
+  if (type === "resource_link") {
+    return `[resource link: ${String(item.uri)}${typeof item.name === "string" ? ` (${item.name})` : ""}]`;
+  }
+  return `[${type} item, not shown]`;
+}
+
+/** The decoded size of base64 text, without decoding it. */
+function base64Bytes(data: unknown): number {
+  if (typeof data !== "string") return 0;
+  const clean = data.replace(/[^A-Za-z0-9+/=_-]/g, "");
+  const padding = clean.endsWith("==") ? 2 : clean.endsWith("=") ? 1 : 0;
+  return Math.max(0, Math.floor((clean.length * 3) / 4) - padding);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

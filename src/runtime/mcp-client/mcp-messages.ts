@@ -1,0 +1,27 @@
+/**
+ * The texts the model reads about a call to an MCP server's tool that the executor's catalogue
+ * (tool-messages.ts) does not already have: the server is not there, stopped, or refused the call.
+ */
+import { shorten } from "../execution/describe-json.js";
+
+const WHY_CHARS = 300;
+
+export function serverUnavailableMessage(tool: string, server: string, why: string): string {
+  return `The tool ${tool} is not available: its MCP server ${JSON.stringify(server)} is not running (${shorten(why, WHY_CHARS)}), so it was not run. Do without it or tell the user.`;
+}
+
+export function notOfferedMessage(tool: string, server: string, available: readonly string[]): string {
+  return `The tool ${JSON.stringify(shorten(tool, 100))} is not available: the MCP server ${JSON.stringify(server)} does not offer it in this run. Available tools: ${available.length === 0 ? "none" : available.join(", ")}.`;
+}
+
+export function serverStoppedMessage(tool: string, server: string): string {
+  return `The tool ${tool} has no result: its MCP server ${JSON.stringify(server)} stopped during the call. It may or may not have run; the next call starts the server again.`;
+}
+
+export function serverRefusedMessage(tool: string, server: string, message: string): string {
+  return `The MCP server ${JSON.stringify(server)} refused the call to ${tool}: ${shorten(message, 500)}`;
+}
+
+export function serverSchemaFailedMessage(tool: string, server: string, problem: string): string {
+  return `The parameters schema of ${tool}, as the MCP server ${JSON.stringify(server)} lists it, could not be compiled (${shorten(problem, 500)}); the tool cannot be called until the server offers a valid one. The other tools still work.`;
+}

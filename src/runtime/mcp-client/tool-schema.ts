@@ -1,0 +1,85 @@
+/**
+ * A server's `inputSchema` in the three forms sigloop uses:
+ * - offered: as listed, but without a top-level `$schema` and with `properties: {}` added when missing
+ *   (providers refuse an object schema without it); this is the tool's `parameters`;
+ * - checked: the offered schema with every object that leaves its keys open by omission closed
+ *   (`additionalProperties: false` where neither `additionalProperties`, `patternProperties` nor
+ *   `unevaluatedProperties` is written), so a key the model invents is dropped and noted instead of sent.
+ *   Objects combined by `allOf`, `$ref` or `if` at the same place are left open: closing one part would
+ *   drop the keys another part names;
+ * - its dialect: draft-07 (also draft-06 and draft-04, which Ajv's default class reads) or 2019-09 when its
+ *   `$schema` says so, else JSON Schema 2020-12, MCP's default.
+ */
+import type { JsonSchema, JsonValue, ParametersSchema } from "../../shared/schemas-file.js";
+import type { SchemaDialect } from "../execution/validate-arguments.js";
+
+export interface ToolSchemas {
+  offered: ParametersSchema;
+  checked: ParametersSchema;
+  dialect: SchemaDialect;
+}
+
+export function prepareToolSchema(inputSchema: unknown): ToolSchemas {
+  const source: JsonSchema = isSchema(inputSchema) ? (structuredClone(inputSchema) as JsonSchema) : { type: "object" };
+  const dialect = dialectOf(source.$schema);
+  delete source.$schema;
+  if (!isSchema(source.properties)) source.properties = {};
+  const offered = source as ParametersSchema;
+  const checked = structuredClone(offered);
+  closeObjects(checked, new Set());
+  // Messages list the parameters from `required`: a schema may leave it out.
+  if (!Array.isArray(checked.required)) checked.required = [];
+  return { offered, checked, dialect };
+}
+
+function dialectOf(declared: JsonValue | undefined): SchemaDialect {
+  if (typeof declared !== "string") return "2020-12";
+  if (/draft-0[467]\b/.test(declared)) return "draft-07";
+  if (declared.includes("2019-09")) return "2019-09";
+  return "2020-12";
+}
+
+const SUBSCHEMA_MAPS = ["properties", "$defs", "definitions", "dependentSchemas"] as const;
+const SUBSCHEMAS = ["items", "additionalItems", "additionalProperties", "contains", "not", "propertyNames"] as const;
+const SUBSCHEMA_LISTS = ["anyOf", "oneOf", "prefixItems"] as const;
+const OPEN_BY_INTENT = ["additionalProperties", "patternProperties", "unevaluatedProperties"] as const;
+const COMBINED = ["allOf", "$ref", "if"] as const;
+
+function closeObjects(schema: JsonSchema, seen: Set<JsonSchema>): void {
+  if (seen.has(schema)) return;
+  seen.add(schema);
+  const isObject = schema.type === "object" || (Array.isArray(schema.type) && schema.type.includes("object")) || isSchema(schema.properties);
+  if (isObject && !OPEN_BY_INTENT.some((key) => key in schema) && !COMBINED.some((key) => key in schema)) {
+    schema.additionalProperties = false;
+  }
+  for (const key of SUBSCHEMA_MAPS) {
+    const map = schema[key];
+    if (isSchema(map)) for (const child of Object.values(map)) if (isSchema(child)) closeObjects(child, seen);
+  }
+  for (const key of SUBSCHEMAS) {
+    const child = schema[key];
+    if (isSchema(child)) closeObjects(child, seen);
+    if (key === "items" && Array.isArray(child)) for (const item of child) if (isSchema(item)) closeObjects(item, seen);
+  }
+  for (const key of SUBSCHEMA_LISTS) {
+    const list = schema[key];
+    if (Array.isArray(list)) for (const child of list) if (isSchema(child)) closeObjects(child, seen);
+  }
+}
+
+function isSchema(value: unknown): value is JsonSchema {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The checked schema as the strict converter reads it (draft-07 `definitions`): a 2020-12 `$defs` and
+ * the `$ref`s into it renamed. JSON to JSON.
+ */
+export function asDefinitionsSchema(schema: ParametersSchema): ParametersSchema {
+  if (!isSchema(schema.$defs) || "definitions" in schema) return schema;
+  const text = JSON.stringify(schema).replaceAll('"#/$defs/', '"#/definitions/');
+  const renamed = JSON.parse(text) as ParametersSchema;
+  renamed.definitions = renamed.$defs as JsonSchema;
+  delete renamed.$defs;
+  return renamed;
+}

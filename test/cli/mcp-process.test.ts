@@ -1,0 +1,74 @@
+/**
+ * MCP servers under the real agent process: Ctrl-C and SIGTERM during a call send
+ * `notifications/cancelled`, exit 130 / 143, and leave no process behind, not even one a server started
+ * itself (each server's whole process group is ended); an answer closes every server too.
+ */
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { expect, it } from "vitest";
+import { faultServer, recorded } from "../support/mcp-fault-server.js";
+import { cliEnv, spawnCli, tempDir, useCliFixture } from "./support.js";
+
+const fx = useCliFixture();
+
+async function until(condition: () => boolean, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("timed out waiting");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function setup(): { config: string; record: string; spawned: string } {
+  const dir = tempDir();
+  const record = path.join(dir, "record.jsonl");
+  const spawned = path.join(dir, "spawned.jsonl");
+  const config = path.join(dir, "mcp.json");
+  writeFileSync(
+    config,
+    JSON.stringify({
+      mcpServers: {
+        rec: faultServer("record", record),
+        kids: faultServer("spawn-child", spawned),
+      },
+    }),
+  );
+  return { config, record, spawned };
+}
+
+for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
+  it(`${signal} during a call: the call is cancelled on the server, exit ${code}, no process left`, async () => {
+    const { config, record, spawned } = setup();
+    fx.server.setScript([{ toolCalls: [{ id: "s1", name: "rec__slow", arguments: "{}" }] }, { content: "never" }]);
+    const agent = spawnCli(["--schemas", fx.schemas, "--mcp", config, "--no-stream", "wait"], cliEnv(fx.server.baseURL));
+    await until(() => recorded(record).some((entry) => entry.call === "slow"));
+    const serverPid = recorded(record)[0]!.pid as number;
+    const childPid = recorded(spawned)[0]!.child as number;
+    expect(alive(childPid)).toBe(true);
+    agent.kill(signal);
+    const run = await agent.done;
+    expect(run.code).toBe(code);
+    expect(recorded(record).find((entry) => entry.cancelled !== undefined)).toMatchObject({ cancelled: { requestId: expect.anything() } });
+    await until(() => !alive(serverPid) && !alive(childPid), 3000);
+  });
+}
+
+it("an answer closes every server, and what they started", async () => {
+  const { config, record, spawned } = setup();
+  fx.server.setScript([{ toolCalls: [{ id: "a", name: "rec__shout", arguments: '{"text":"x"}' }] }, { content: "done" }]);
+  const agent = spawnCli(["--schemas", fx.schemas, "--mcp", config, "--no-stream", "go"], cliEnv(fx.server.baseURL));
+  const run = await agent.done;
+  expect(run).toMatchObject({ code: 0, stdout: "done\n" });
+  const serverPid = recorded(record)[0]!.pid as number;
+  const childPid = recorded(spawned)[0]!.child as number;
+  await until(() => !alive(serverPid) && !alive(childPid), 3000);
+});
