@@ -5,6 +5,7 @@
  */
 import { existsSync } from "node:fs";
 import { internalErrorLine } from "./internal-error-line.js";
+import { scrubSecret } from "../runtime/model/key-mask.js";
 import { EXIT } from "./report-result.js";
 import { runAgentCli, type WarmUp } from "./run-agent-cli.js";
 import { compileTurnsEagerly } from "./turn-tiering.js";
@@ -55,7 +56,7 @@ export async function runAgentProcess(options: AgentProcessOptions): Promise<num
       return () => process.off("SIGINT", onSignal);
     },
   }).catch((error: unknown) => {
-    process.stderr.write(internalErrorLine(error, process.env.OPENAI_API_KEY ?? ""));
+    process.stderr.write(scrubSecret(internalErrorLine(error, process.env.OPENAI_API_KEY ?? ""), process.env.ANTHROPIC_API_KEY ?? ""));
     return EXIT.internal;
   });
 }
