@@ -456,7 +456,8 @@ function toolsChangedWithinConversation(body: ChatRequestBody, earlier: readonly
 
 function checkAccess(req: IncomingMessage, request: RecordedRequest, options: ScriptedServerOptions): StatusFault | undefined {
   if (options.apiKey !== undefined && request.dialect === "anthropic") {
-    const sent = req.headers["x-api-key"];
+    // The Anthropic SDK sends its key as `x-api-key` or (since 1.x) as a bearer token.
+    const sent = req.headers["x-api-key"] ?? (req.headers.authorization ?? "").replace(/^Bearer\s+/i, "");
     if (sent !== options.apiKey) return { fault: "status", status: 401, body: anthropicErrorBody(`invalid x-api-key: ${String(sent)}`, "authentication_error") };
   } else if (options.apiKey !== undefined) {
     const sent = (req.headers.authorization ?? "").replace(/^Bearer\s+/i, "");
@@ -564,8 +565,8 @@ function rendererFor(request: RecordedRequest, state: DialectState): Renderer {
       return {
         events: (step) => anthropicEvents(step, request, state.thinking),
         body: (step) => anthropicMessageBody(step, request, state.thinking),
-        errorEvent: () => anthropicEvent(anthropicErrorBody("Overloaded", "overloaded_error")),
-        errorBody: () => anthropicErrorBody("Overloaded", "overloaded_error"),
+        errorEvent: () => anthropicEvent(anthropicErrorBody(SERVER_ERROR, "api_error")),
+        errorBody: () => anthropicErrorBody(SERVER_ERROR, "api_error"),
         brokenEvent: `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}\n\n`,
         brokenBody: '{"id":"msg_broken","type":"message","role":"assistant","content":[{"type":"text","text":"x"',
         emptyEvents: () => [anthropicEvent({ type: "ping" })],

@@ -10,7 +10,8 @@
  */
 import Anthropic from "@anthropic-ai/sdk";
 import type { MessageCreateParams, MessageParam } from "@anthropic-ai/sdk/resources/messages/messages";
-import { ModelRequestError, displayURL } from "../model-errors.js";
+import { isRecord } from "../assemble-stream.js";
+import { ModelRequestError, displayURL, oneLine } from "../model-errors.js";
 import type { ModelTurn, TokenUsage, TurnRequest, TurnRequester } from "../../loop/types.js";
 import { malformed, resendingRequester, sdkTransport, type TurnRequesterSettings } from "../resending-requester.js";
 import { watchedFetchOptions, type RequestWatch } from "../watched-fetch.js";
@@ -105,7 +106,7 @@ async function streamed(settings: RequestSettings, body: MessageCreateParams, re
     if (watch.contentType !== "text/event-stream") {
       throw brokenBody(`malformed response from ${settings.baseURL}: expected an SSE stream (text/event-stream), got ${watch.contentType || "no content type"}`);
     }
-    throw brokenBody(`malformed response from ${settings.baseURL}: the stream held no message_start event`);
+    throw noMessage(settings.baseURL);
   }
   if (!assembler.stopped) {
     throw brokenBody(`malformed response from ${settings.baseURL}: the stream ended without message_stop (cut short?); the partial response was dropped`);
@@ -115,12 +116,28 @@ async function streamed(settings: RequestSettings, body: MessageCreateParams, re
 
 async function plain(settings: RequestSettings, body: MessageCreateParams, signal: AbortSignal, watch: RequestWatch): Promise<AnthropicReply> {
   const message: unknown = await settings.client.messages.create({ ...body, stream: false }, { signal, fetchOptions: watchedFetchOptions(watch) });
+  if (typeof message === "string" || !isRecord(message)) {
+    const start = typeof message === "string" ? `: ${message.replace(/\s+/g, " ").slice(0, 80)}` : "";
+    throw brokenBody(`malformed response from ${settings.baseURL}: not valid JSON${start}`);
+  }
+  if (message.type === "error" && isRecord(message.error)) {
+    const said = oneLine(typeof message.error.message === "string" ? message.error.message : JSON.stringify(message.error));
+    throw new ModelRequestError({ kind: "http", message: `the API answered with an error instead of a message: ${said}`, retryable: true });
+  }
   try {
     return anthropicReplyOf(message);
   } catch {
-    const start = typeof message === "string" ? `: ${message.replace(/\s+/g, " ").slice(0, 80)}` : ": it holds no message content";
-    throw brokenBody(`malformed response from ${settings.baseURL}: not a message${start}`);
+    throw noMessage(settings.baseURL);
   }
+}
+
+function noMessage(baseURL: string): ModelRequestError {
+  return new ModelRequestError({
+    kind: "no_choices",
+    message: `no choices: the response from ${baseURL} held no message`,
+    hint: "The endpoint answered without a message; check the model (AGENT_MODEL) and the endpoint.",
+    retryable: true,
+  });
 }
 
 function brokenBody(message: string): ModelRequestError {

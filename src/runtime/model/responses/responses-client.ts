@@ -69,10 +69,14 @@ async function requestOnce(
   const requestOptions = { signal, fetchOptions: watchedFetchOptions(watch) };
   const response = request.stream
     ? await streamed(client, body, request, watch, baseURL, requestOptions, options)
-    : ((await client.responses.create({ ...body, stream: false }, requestOptions)) as unknown);
+    : await plain(client, body, requestOptions, watch, baseURL);
   if (!isRecord(response)) {
     const start = typeof response === "string" ? `: ${response.replace(/\s+/g, " ").slice(0, 80)}` : "";
-    throw brokenBody(`malformed response from ${baseURL}: not a response object${start}`);
+    throw brokenBody(`malformed response from ${baseURL}: not valid JSON${start}`);
+  }
+  if (response.status === undefined && isRecord(response.error)) {
+    const said = oneLine(typeof response.error.message === "string" ? response.error.message : JSON.stringify(response.error));
+    throw new ModelRequestError({ kind: "http", message: `the API answered with an error instead of a response: ${said}`, retryable: true });
   }
   const turn = responsesTurn(response);
   if ("problem" in turn) throw statusError(turn, baseURL);
@@ -106,6 +110,24 @@ async function streamed(
     throw brokenBody(`malformed response from ${baseURL}: the stream ended without response.completed (cut short?); the partial response was dropped`);
   }
   return final;
+}
+
+async function plain(
+  client: OpenAI,
+  body: ResponseCreateParamsBase,
+  requestOptions: { signal: AbortSignal; fetchOptions: ReturnType<typeof watchedFetchOptions> },
+  watch: RequestWatch,
+  baseURL: string,
+): Promise<unknown> {
+  try {
+    return await client.responses.create({ ...body, stream: false }, requestOptions);
+  } catch (error) {
+    // The SDK reads fields of what it got back; a body that was not JSON fails there as a TypeError.
+    if (error instanceof TypeError && watch.responded && watch.cut === undefined && watch.contentType !== "application/json") {
+      throw brokenBody(`malformed response from ${baseURL}: not valid JSON (a ${watch.contentType || "body without a content type"})`);
+    }
+    throw error;
+  }
 }
 
 function reportSummaries(output: unknown, options: Pick<ResponsesRequesterOptions, "onReasoningSummary">): void {
