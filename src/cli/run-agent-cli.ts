@@ -11,6 +11,7 @@ import type { RetryInfo } from "../runtime/model/resending-requester.js";
 import { loadSchemas } from "../runtime/execution/load-schemas.js";
 import { keysMask } from "../runtime/model/key-masks.js";
 import { foreignPartCount } from "../runtime/loop/provider-parts.js";
+import { openCassette, type CassetteWriter } from "../runtime/model/cassette.js";
 import { chooseProvider, DEFAULT_MODELS, providerRequester } from "./model-provider.js";
 import { createToolExecutor } from "../runtime/execution/tool-executor.js";
 import { openTranscript, readTranscript, type TranscriptWriter } from "../runtime/loop/transcript.js";
@@ -120,7 +121,19 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
   });
   reporter.line(toolModeLine(strict, args.strict !== undefined, schemas.schemas, setup.strictReason));
   if (strict && setup.provider === "anthropic") for (const line of anthropicLenientLines(schemas.schemas)) reporter.line(line);
+  let cassette: CassetteWriter | undefined;
+  if (args.record !== undefined) {
+    const file = fromUser(args.record);
+    const notFile = nonRegularFileProblem(file);
+    if (notFile !== undefined) return usageError(`${notFile} (--record): give the path of the cassette to write`);
+    try {
+      cassette = openCassette(file, mask.scrub);
+    } catch (error) {
+      return usageError(`cannot write the cassette ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    }
+  }
   const requestTurn = await providerRequester(setup, args, {
+    ...(cassette !== undefined ? { record: cassette } : {}),
     ...(args.idleTimeoutMs !== undefined ? { idleTimeoutMs: args.idleTimeoutMs } : {}),
     ...(args.requestTimeoutMs !== undefined ? { timeoutMs: args.requestTimeoutMs } : {}),
     ...(args.responseTimeoutMs !== undefined ? { responseTimeoutMs: args.responseTimeoutMs } : {}),
@@ -192,6 +205,7 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
   } finally {
     progress.flush();
     transcript?.close();
+    cassette?.close();
   }
 }
 

@@ -9,6 +9,9 @@ import { ModelRequestError, type ModelErrorKind } from "./model-errors.js";
 import type { ModelTurn, TurnRequest, TurnRequester } from "../loop/types.js";
 import { clampTimerMs } from "../../shared/timer-limit.js";
 import { createWatchedFetch, newRequestWatch, type RequestWatch } from "./watched-fetch.js";
+import type { ExchangeSink } from "./cassette.js";
+import { nodeHttpFetch } from "./node-http-fetch.js";
+import { recordingFetch } from "./recording-fetch.js";
 
 /** One retry about to happen, for progress output. */
 export interface RetryInfo {
@@ -40,6 +43,8 @@ export interface TurnRequesterSettings {
   /** Resends of a request whose response broke after its headers. Default 2. */
   brokenResponseRetries?: number;
   onRetry?: (info: RetryInfo) => void;
+  /** Every HTTP exchange, for a cassette (`--record FILE`, cassette.ts). */
+  record?: ExchangeSink;
 }
 
 export const DEFAULT_MAX_RETRIES = 3;
@@ -87,6 +92,7 @@ export function sdkTransport(settings: TurnRequesterSettings): SdkTransport {
         responseTimeoutMs: clampTimerMs(settings.responseTimeoutMs ?? DEFAULT_RESPONSE_TIMEOUT_MS),
         maxResponseBytes: settings.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
         maxRetries,
+        ...(settings.record !== undefined ? { transport: recordingFetch(nodeHttpFetch, settings.record) } : {}),
         onSdkRetry: (retry) =>
           report({
             by: "sdk",
