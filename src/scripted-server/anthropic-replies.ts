@@ -5,6 +5,7 @@
  * the request enabled thinking, signed so the server can tell an altered one later (anthropic-rules.ts).
  */
 import type { ThinkingLedger } from "./anthropic-rules.js";
+import { pieces } from "./text-pieces.js";
 import type { RecordedRequest, ReplyStep, ScriptedToolCall } from "./scripted-server.js";
 
 const STOP_REASONS: Record<string, string> = { stop: "end_turn", tool_calls: "tool_use", length: "max_tokens", content_filter: "refusal" };
@@ -131,8 +132,3 @@ export function anthropicErrorType(status: number): string {
   return ERROR_TYPES[status] ?? (status >= 500 ? "api_error" : "invalid_request_error");
 }
 
-function pieces(text: string, size: number): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
-  return out;
-}

@@ -9,6 +9,7 @@
  */
 import { createHmac } from "node:crypto";
 import type { IssuedReasoning } from "./responses-rules.js";
+import { pieces } from "./text-pieces.js";
 import type { RecordedRequest, ReplyStep } from "./scripted-server.js";
 
 type Item = Record<string, unknown>;
@@ -126,8 +127,3 @@ export function responsesEvents(step: ReplyStep, request: RecordedRequest, issue
   return events;
 }
 
-function pieces(text: string, size: number): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
-  return out;
-}

@@ -27,6 +27,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { contextLimitRefusal, type ContextLimit } from "./context-limit.js";
 import { openReplyBody, type ContentCoding } from "./reply-encoding.js";
 import { findViolations } from "./request-rules.js";
+import { pieces } from "./text-pieces.js";
 import { anthropicViolations, ThinkingLedger } from "./anthropic-rules.js";
 import { anthropicErrorBody, anthropicErrorType, anthropicEvent, anthropicEvents, anthropicMessageBody } from "./anthropic-replies.js";
 import { responsesViolations, type IssuedReasoning } from "./responses-rules.js";
@@ -755,11 +756,6 @@ function completionBody(step: ReplyStep, request: RecordedRequest) {
   };
 }
 
-function pieces(text: string, size: number): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
-  return out;
-}
 
 /** The SSE events of a streamed reply, each a complete `data: …\n\n` string. */
 function replyEvents(step: ReplyStep, request: RecordedRequest): string[] {

@@ -60,3 +60,13 @@ export function foreignPartCount(history: readonly ChatMessage[], provider: Prov
   }
   return count;
 }
+
+/** The system messages a history starts with (a provider that takes the system prompt apart), and where the rest begins. */
+export function leadingSystem(history: readonly ChatMessage[]): { system: string[]; rest: readonly ChatMessage[] } {
+  const system: string[] = [];
+  for (const message of history) {
+    if (message.role !== "system") break;
+    system.push(message.content);
+  }
+  return { system, rest: history.slice(system.length) };
+}

@@ -125,6 +125,20 @@ export async function requestTurn(
   return run;
 }
 
+/**
+ * Plays `script` and asks `requester` for one turn of `PROMPT` (or `request`'s messages) with `TOOLS`:
+ * the turn or the `ModelRequestError`, and the requests the server saw for it.
+ */
+export async function playTurn(server: ScriptedServer, requester: TurnRequester, script: Script, request: Partial<TurnRequest> = {}) {
+  server.setScript(script);
+  const before = server.requests.length;
+  const result = await requester({ model: "test-model", messages: PROMPT, tools: TOOLS, stream: true, signal: new AbortController().signal, ...request }).catch((error: unknown) => {
+    if (error instanceof ModelRequestError) return error;
+    throw error;
+  });
+  return { result, requests: server.requests.slice(before) };
+}
+
 /** `requestTurn` bound to one dialect. */
 export function requestTurnIn(dialect: TestDialect): typeof requestTurn {
   return (server, script, stream, extra = {}) => requestTurn(server, script, stream, { dialect, ...extra });

@@ -13,7 +13,7 @@ import type { ChatMessage } from "../../../src/runtime/loop/messages.js";
 import type { ToolDefinition } from "../../../src/shared/schemas-file.js";
 import type { Script } from "../../../src/scripted-server/scripted-server.js";
 import { fixtureExecutor, tempDir } from "../../cli/support.js";
-import { API_KEY, PROMPT, TOOLS, useScriptedServer } from "./harness.js";
+import { API_KEY, PROMPT, TOOLS, playTurn, useScriptedServer } from "./harness.js";
 
 const ctx = useScriptedServer();
 
@@ -21,14 +21,8 @@ function requester(options: Partial<ResponsesRequesterOptions> = {}) {
   return createResponsesTurnRequester({ apiKey: API_KEY, baseURL: ctx.server.baseURL, maxRetries: 1, idleTimeoutMs: 2_000, ...options } as ResponsesRequesterOptions);
 }
 
-async function turn(script: Script, options: Partial<ResponsesRequesterOptions> = {}, stream = true, messages: readonly ChatMessage[] = PROMPT, tools: readonly ToolDefinition[] = TOOLS) {
-  ctx.server.setScript(script);
-  const before = ctx.server.requests.length;
-  const result = await requester(options)({ model: "gpt-test", messages, tools, stream, signal: new AbortController().signal }).catch((error: unknown) => {
-    if (error instanceof ModelRequestError) return error;
-    throw error;
-  });
-  return { result, requests: ctx.server.requests.slice(before) };
+function turn(script: Script, options: Partial<ResponsesRequesterOptions> = {}, stream = true, messages: readonly ChatMessage[] = PROMPT, tools: readonly ToolDefinition[] = TOOLS) {
+  return playTurn(ctx.server, requester(options), script, { messages, stream, tools });
 }
 
 describe.each([

@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import type { ContentBlockParam, MessageParam, Tool, ToolResultBlockParam, ToolUseBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
 import { INTERRUPTED_TOOL_RESULT } from "../../loop/interrupted-tool-calls.js";
 import type { ChatMessage } from "../../loop/messages.js";
-import { partsFor } from "../../loop/provider-parts.js";
+import { leadingSystem, partsFor } from "../../loop/provider-parts.js";
 import type { ToolDefinition } from "../../../shared/schemas-file.js";
 import { anthropicStrictProblem } from "./anthropic-strict.js";
 
@@ -37,12 +37,7 @@ export function anthropicToolId(id: string): string {
 }
 
 export function anthropicRequestParts(history: readonly ChatMessage[], tools: readonly ToolDefinition[]): AnthropicRequestParts {
-  const system: string[] = [];
-  let start = 0;
-  for (let message = history[0]; message?.role === "system"; message = history[start]) {
-    system.push(message.content);
-    start += 1;
-  }
+  const { system, rest } = leadingSystem(history);
   const messages: MessageParam[] = [];
   const add = (role: "user" | "assistant", blocks: ContentBlockParam[]) => {
     if (blocks.length === 0) return;
@@ -51,7 +46,7 @@ export function anthropicRequestParts(history: readonly ChatMessage[], tools: re
     if (last?.role === role) (last.content as ContentBlockParam[]).push(...blocks);
     else messages.push({ role, content: blocks });
   };
-  for (const message of history.slice(start)) {
+  for (const message of rest) {
     switch (message.role) {
       case "system":
       case "user":

@@ -8,7 +8,7 @@
  */
 import type { FunctionTool, ResponseInputItem } from "openai/resources/responses/responses";
 import type { ChatMessage } from "../../loop/messages.js";
-import { partsFor } from "../../loop/provider-parts.js";
+import { leadingSystem, partsFor } from "../../loop/provider-parts.js";
 import type { ToolDefinition } from "../../../shared/schemas-file.js";
 
 export interface ResponsesRequestParts {
@@ -18,14 +18,9 @@ export interface ResponsesRequestParts {
 }
 
 export function responsesRequestParts(history: readonly ChatMessage[], tools: readonly ToolDefinition[]): ResponsesRequestParts {
-  const instructions: string[] = [];
-  let start = 0;
-  for (let message = history[0]; message?.role === "system"; message = history[start]) {
-    instructions.push(message.content);
-    start += 1;
-  }
+  const { system: instructions, rest } = leadingSystem(history);
   const input: ResponseInputItem[] = [];
-  for (const message of history.slice(start)) {
+  for (const message of rest) {
     switch (message.role) {
       case "system":
       case "user":
