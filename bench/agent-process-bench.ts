@@ -147,8 +147,14 @@ export async function runDialectsAsUsersRun(): Promise<void> {
   mkdirSync(work, { recursive: true });
   const schemas = path.join(work, "schemas.json");
   if (runGen(["--tools", path.join(root, "tools"), "--out", schemas], { cwd: root, stdout: () => {}, stderr: () => {} }) !== 0) throw new Error("gen failed on tools/");
-  // The baselines echo what their SDKs add to history; their requests are accepted (and flagged).
-  const server = await startScriptedServer({ script, flagRuleViolationsOnly: true });
+  // The baselines echo what their SDKs add to history; their requests are accepted (and flagged). The
+  // model counts the requests of the process running, not the results in the request: the Anthropic
+  // tool runner sends a `thread` and only the newest messages.
+  let start = 0;
+  const server = await startScriptedServer({
+    flagRuleViolationsOnly: true,
+    script: (_request, index) => (index - start >= TURNS ? { content: "done" } : { toolCalls: [{ id: `call_${index - start}`, name: "get_time", arguments: "{}" }] }),
+  });
   try {
     const rows: string[][] = [];
     const dialects = [
@@ -160,8 +166,8 @@ export async function runDialectsAsUsersRun(): Promise<void> {
       for (let round = 0; round <= DIALECT_ROUNDS; round++) {
         process.stderr.write(`bench: agent as a process, --provider ${provider}, round ${round}/${DIALECT_ROUNDS}…\n`);
         const stderrFile = path.join(work, "stderr.txt");
-        const sigloop = () => perTurn(server, [process.execPath, ...npmScriptArgs(root, "agent"), "--provider", provider, "--schemas", schemas, "--max-turns", String(TURNS + 1), PROMPT], root, work, stderrFile, endpoint);
-        const sdk = () => perTurn(server, [process.execPath, path.join(root, "bench", "baselines", baseline), String(TURNS + 1), "stream", PROMPT], root, work, stderrFile, endpoint);
+        const sigloop = () => ((start = server.requests.length), perTurn(server, [process.execPath, ...npmScriptArgs(root, "agent"), "--provider", provider, "--schemas", schemas, "--max-turns", String(TURNS + 1), PROMPT], root, work, stderrFile, endpoint));
+        const sdk = () => ((start = server.requests.length), perTurn(server, [process.execPath, path.join(root, "bench", "baselines", baseline), String(TURNS + 1), "stream", PROMPT], root, work, stderrFile, endpoint));
         const first = round % 2 === 0 ? await sigloop() : await sdk();
         const second = round % 2 === 0 ? await sdk() : await sigloop();
         if (round === 0) continue;
