@@ -3,8 +3,10 @@
  * told, the key variable a missing key names, both keys masked whichever provider runs, and the flags
  * that belong to one provider refused on the others.
  */
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { runCliInProcess, useCliFixture } from "./support.js";
+import { runCliInProcess, tempDir, useCliFixture } from "./support.js";
 import { SENTINEL_API_KEY } from "../support/sentinel-key.js";
 
 const fx = useCliFixture();
@@ -63,4 +65,18 @@ it("both keys are masked, whichever provider runs", async () => {
   expect(result.code).toBe(0);
   expect(result.stdout).toBe("the other key is ***\n");
   expect(result.stderr).not.toContain(OTHER_KEY.slice(-8));
+});
+
+it("a transcript with another provider's thinking resumes on chat: the part is not sent, and one stderr line says so", async () => {
+  const transcript = path.join(tempDir(), "t.jsonl");
+  const thinking = { provider: "anthropic", block: { type: "thinking", thinking: "private plan", signature: "c2lnbmF0dXJl" } };
+  writeFileSync(transcript, [{ role: "user", content: "hi" }, { role: "assistant", content: "hello", parts: [thinking] }].map((line) => JSON.stringify(line)).join("\n") + "\n");
+  fx.server.setScript([{ content: "again" }]);
+  const before = fx.server.requests.length;
+  const result = await run(["--resume", transcript, "and again"], { OPENAI_API_KEY: SENTINEL_API_KEY, OPENAI_BASE_URL: fx.server.baseURL });
+  expect(result).toMatchObject({ code: 0, stdout: "again\n" });
+  expect(result.stderr.split("\n").filter((line) => line.startsWith("note: the transcript holds 1 reasoning part"))).toHaveLength(1);
+  expect(fx.server.requests[before]?.violations).toEqual([]);
+  expect(fx.server.requests[before]?.rawBody).not.toContain("private plan");
+  expect(readFileSync(transcript, "utf8")).toContain("private plan");
 });
