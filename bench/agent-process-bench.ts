@@ -21,7 +21,7 @@ import { runGen } from "../src/gen/command/run-gen.js";
 import { startScriptedServer, type RecordedRequest, type ScriptedServer, type ScriptStep } from "../src/scripted-server/scripted-server.js";
 import { binPath, installedProject } from "./installed-project.js";
 import { npmScriptArgs } from "./npm-script.js";
-import { headlineRow, printTable, type HeadlineRound } from "./table.js";
+import { headlineRow, median, printTable, type HeadlineRound } from "./table.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const TURNS = 100;
@@ -30,10 +30,20 @@ const PROMPT = "What time is it? Ask 100 times.";
 /** Distinctive, so the CLI's secret scrubbing does not mask words in its messages. */
 const BENCH_KEY = "sk-agent-bench-0000";
 
+/** Tool results in a request's history, in whichever dialect it speaks. */
+function toolResults(request: RecordedRequest): number {
+  const history = request.body?.messages ?? request.body?.input;
+  if (!Array.isArray(history)) return 0;
+  return (history as Array<{ role?: string; type?: string; content?: unknown }>).reduce((count, item) => {
+    if (item.role === "tool" || item.type === "function_call_output") return count + 1;
+    const blocks = item.role === "user" && Array.isArray(item.content) ? (item.content as Array<{ type?: string }>) : [];
+    return count + blocks.filter((block) => block.type === "tool_result").length;
+  }, 0);
+}
+
 /** A model that calls `get_time` until the history holds 100 results, then answers. */
 function script(request: RecordedRequest): ScriptStep {
-  const messages = Array.isArray(request.body?.messages) ? (request.body.messages as { role?: string }[]) : [];
-  const results = messages.filter((message) => message.role === "tool").length;
+  const results = toolResults(request);
   if (results >= TURNS) return { content: "done" };
   return { toolCalls: [{ id: `call_${results}`, name: "get_time", arguments: "{}" }] };
 }
@@ -89,7 +99,14 @@ export async function runAgentAsUsersRun(): Promise<void> {
  * Runs one process (`command`: the executable, then its arguments) in `cwd` to its end, its stderr into
  * `stderrFile` (or a pipe this process reads); returns (wall − time to its first request) / turns, in ms.
  */
-async function perTurn(server: ScriptedServer, command: readonly string[], cwd: string, initCwd: string, stderrFile: string | undefined): Promise<number> {
+async function perTurn(
+  server: ScriptedServer,
+  command: readonly string[],
+  cwd: string,
+  initCwd: string,
+  stderrFile: string | undefined,
+  endpoint: NodeJS.ProcessEnv = { OPENAI_API_KEY: BENCH_KEY, OPENAI_BASE_URL: server.baseURL },
+): Promise<number> {
   const before = server.requests.length;
   const start = performance.now();
   let firstRequest: number | undefined;
@@ -98,7 +115,7 @@ async function perTurn(server: ScriptedServer, command: readonly string[], cwd: 
   // As under `npm run`: started in the project root, INIT_CWD where the user typed the command.
   const child = spawn(command[0]!, command.slice(1), {
     cwd,
-    env: { ...process.env, INIT_CWD: initCwd, OPENAI_API_KEY: BENCH_KEY, OPENAI_BASE_URL: server.baseURL, AGENT_MODEL: "bench", NO_COLOR: "1" },
+    env: { ...process.env, OPENAI_API_KEY: "", ANTHROPIC_API_KEY: "", INIT_CWD: initCwd, ...endpoint, AGENT_MODEL: "bench", NO_COLOR: "1" },
     stdio: ["ignore", "pipe", stderrFd ?? "pipe"],
   });
   let stdout = "";
@@ -116,4 +133,55 @@ async function perTurn(server: ScriptedServer, command: readonly string[], cwd: 
     throw new Error(`${command.join(" ").slice(0, 200)} exited ${String(code)} after ${requests} requests: ${stderr.slice(-800)}`);
   }
   return (end - firstRequest) / TURNS;
+}
+
+const DIALECT_ROUNDS = 7;
+
+/**
+ * The same headline on each other dialect: `npm run agent -- --provider anthropic` against the Anthropic
+ * SDK's own tool loop (`toolRunner`, with Ajv), `--provider responses` against a plain loop over
+ * `openai.responses.create` with Ajv (the SDK has no tool loop for it). Streaming, stderr to a file.
+ */
+export async function runDialectsAsUsersRun(): Promise<void> {
+  const work = path.join(root, "tmp", `agent-dialect-bench-${process.pid}`);
+  mkdirSync(work, { recursive: true });
+  const schemas = path.join(work, "schemas.json");
+  if (runGen(["--tools", path.join(root, "tools"), "--out", schemas], { cwd: root, stdout: () => {}, stderr: () => {} }) !== 0) throw new Error("gen failed on tools/");
+  // The baselines echo what their SDKs add to history; their requests are accepted (and flagged). The
+  // model counts the requests of the process running, not the results in the request: the Anthropic
+  // tool runner sends a `thread` and only the newest messages.
+  let start = 0;
+  const server = await startScriptedServer({
+    flagRuleViolationsOnly: true,
+    script: (_request, index) => (index - start >= TURNS ? { content: "done" } : { toolCalls: [{ id: `call_${index - start}`, name: "get_time", arguments: "{}" }] }),
+  });
+  try {
+    const rows: string[][] = [];
+    const dialects = [
+      { provider: "anthropic", baseline: "anthropic-tool-runner-agent.mjs", endpoint: { ANTHROPIC_API_KEY: BENCH_KEY, ANTHROPIC_BASE_URL: server.url } },
+      { provider: "responses", baseline: "responses-loop-agent.mjs", endpoint: { OPENAI_API_KEY: BENCH_KEY, OPENAI_BASE_URL: server.baseURL } },
+    ];
+    for (const { provider, baseline, endpoint } of dialects) {
+      const measured: Array<{ sigloop: number; baseline: number }> = [];
+      for (let round = 0; round <= DIALECT_ROUNDS; round++) {
+        process.stderr.write(`bench: agent as a process, --provider ${provider}, round ${round}/${DIALECT_ROUNDS}…\n`);
+        const stderrFile = path.join(work, "stderr.txt");
+        const sigloop = () => ((start = server.requests.length), perTurn(server, [process.execPath, ...npmScriptArgs(root, "agent"), "--provider", provider, "--schemas", schemas, "--max-turns", String(TURNS + 1), PROMPT], root, work, stderrFile, endpoint));
+        const sdk = () => ((start = server.requests.length), perTurn(server, [process.execPath, path.join(root, "bench", "baselines", baseline), String(TURNS + 1), "stream", PROMPT], root, work, stderrFile, endpoint));
+        const first = round % 2 === 0 ? await sigloop() : await sdk();
+        const second = round % 2 === 0 ? await sdk() : await sigloop();
+        if (round === 0) continue;
+        measured.push(round % 2 === 0 ? { sigloop: first, baseline: second } : { sigloop: second, baseline: first });
+      }
+      const ms = (key: "sigloop" | "baseline") => median(measured.map((round) => round[key]));
+      const ratio = median(measured.map((round) => round.sigloop / round.baseline));
+      rows.push([provider, `${ms("sigloop").toFixed(2)} ms`, `${ms("baseline").toFixed(2)} ms`, `${ratio.toFixed(2)}x`]);
+    }
+    printTable(`agent as users run it, per dialect: per turn over ${TURNS} \`get_time\` turns, streaming, a process each, zero-latency server (median of ${DIALECT_ROUNDS}, alternating)`, [
+      "provider", "sigloop agent (`npm run agent -- --provider …` without npm)", "baseline: the SDK's own loop + Ajv (node)", "ratio (goal ≤ 1.0x)",
+    ], rows);
+  } finally {
+    await server.close();
+    rmSync(work, { recursive: true, force: true });
+  }
 }

@@ -1,6 +1,7 @@
 /**
  * `npm run bench -- runtime`: the runtime's speed, each figure beside a baseline measured in the same run.
- * - First the headline: the CLI per turn as users run it, a process (bench/agent-process-bench.ts).
+ * - First the headline: the CLI per turn as users run it, a process (bench/agent-process-bench.ts), then
+ *   the same per dialect (Anthropic Messages, Responses) against each SDK's own loop.
  * - Validation per call once compiled (vs `JSON.parse` of the same arguments), and what compiling every
  *   validator at start-up would cost (the executor compiles each on first use instead).
  * - The loop's overhead per turn in process (an extra row) over the scripted server (zero latency, 200 tool-call turns), against the
@@ -25,7 +26,7 @@ import { createToolExecutor } from "../src/runtime/execution/tool-executor.js";
 import { compileArguments, createAjv } from "../src/runtime/execution/validate-arguments.js";
 import type { SchemasFile, ToolDefinition } from "../src/shared/schemas-file.js";
 import { startScriptedServer, type ScriptedServer, type ScriptStep } from "../src/scripted-server/scripted-server.js";
-import { runAgentAsUsersRun } from "./agent-process-bench.js";
+import { runAgentAsUsersRun, runDialectsAsUsersRun } from "./agent-process-bench.js";
 import { npmScriptArgs } from "./npm-script.js";
 import { binPath, installedProject } from "./installed-project.js";
 import { median, printTable } from "./table.js";
@@ -38,6 +39,7 @@ const BENCH_KEY = "sk-runtime-bench-0000";
 
 export async function run(): Promise<void> {
   await runAgentAsUsersRun();
+  await runDialectsAsUsersRun();
   // Inside the project (git-ignored tmp/), so files there resolve `openai` and the tools' imports.
   const work = path.join(root, "tmp", `runtime-bench-${process.pid}`);
   mkdirSync(work, { recursive: true });

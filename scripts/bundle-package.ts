@@ -1,6 +1,6 @@
 /**
  * The package's JavaScript (dist/), bundled with esbuild by `npm pack`'s build (scripts/build-package.ts):
- * entry points `src/index.ts`, `src/tools.ts` (package.json "exports"), `src/bin/sigloop.ts` (the bin) and
+ * entry points `src/index.ts`, `src/tools.ts`, `src/testing.ts` (package.json "exports"), `src/bin/sigloop.ts` (the bin) and
  * `src/scripted-server/scripted-server.ts`,
  * written where tsc would write them (`dist/src/index.js`, …); what more than one of them (or one of the
  * bin's lazy `import()`s) needs goes to chunks in `dist/src/chunks/`, so every module has one instance.
@@ -18,7 +18,7 @@ import { build, type Plugin } from "esbuild";
  * The public entry points, the bin, and the scripted server: CI's run of the installed package
  * (`.ci/installed-package-run.mjs`) starts it from its place in dist/, as the demo ships it.
  */
-const ENTRY_POINTS = ["src/index.ts", "src/tools.ts", "src/bin/sigloop.ts", "src/scripted-server/scripted-server.ts"];
+const ENTRY_POINTS = ["src/index.ts", "src/tools.ts", "src/testing.ts", "src/bin/sigloop.ts", "src/scripted-server/scripted-server.ts"];
 const PLACED_BY_OWN_PATH = "src/shared/package-layout.ts";
 /** Stands for that module's own URL in the bundle until the file it landed in is known. */
 const OWN_URL = "__sigloopOwnUrl__";

@@ -8,6 +8,8 @@ export { createAgent, type Agent, type AgentOptions, type AfterToolCall, type Be
 export type { AgentEvent, ApiFailure, CompactionEvent, RunResult, ToolCallResult } from "./runtime/loop/agent-events.js";
 export type { CompactionRecord } from "./runtime/compaction/compaction-record.js";
 export { createTurnRequester, type RetryInfo, type TurnRequesterOptions } from "./runtime/model/model-client.js";
+export { createAnthropicTurnRequester, type AnthropicRequesterOptions } from "./runtime/model/anthropic/anthropic-client.js";
+export { createResponsesTurnRequester, type ResponsesRequesterOptions } from "./runtime/model/responses/responses-client.js";
 export { ModelRequestError, type ModelErrorKind } from "./runtime/model/model-errors.js";
 export { isOpenAIEndpoint } from "./runtime/model/openai-endpoint.js";
 export { createToolExecutor, type ToolExecutorOptions } from "./runtime/execution/tool-executor.js";
@@ -16,6 +18,6 @@ export { connectMcpServers, type ConnectMcpServersOptions, type ConnectMcpServer
 export { parseMcpConfig, readMcpConfig, type McpConfig, type McpConfigResult, type McpServerConfig } from "./runtime/mcp-client/mcp-config.js";
 export { openTranscript, readTranscript } from "./runtime/loop/transcript.js";
 export { toolContext } from "./runtime/execution/tool-context.js";
-export type { ChatMessage, ToolCall } from "./runtime/loop/messages.js";
+export type { ChatMessage, ProviderPart, ToolCall, ToolResultStatus } from "./runtime/loop/messages.js";
 export type { ModelTurn, ToolContext, ToolExecutor, ToolInfo, ToolOrigin, ToolOutcome, TurnRequest, TurnRequester } from "./runtime/loop/types.js";
 export type { SchemasFile, ToolDefinition } from "./shared/schemas-file.js";

@@ -6,6 +6,7 @@
  */
 import { Ajv } from "ajv";
 import OpenAI from "openai";
+import { getTimeText } from "./get-time.mjs";
 
 const [maxRequests, mode, prompt] = process.argv.slice(2);
 const ajv = new Ajv({ allErrors: true });
@@ -22,16 +23,9 @@ const getTime = {
       if (!validate(args)) throw new Error(ajv.errorsText(validate.errors));
       return args;
     },
-    function: () => `${localIsoTime(new Date())} (${(zone ??= new Intl.DateTimeFormat().resolvedOptions().timeZone)})`,
+    function: () => getTimeText(),
   },
 };
-let zone;
-function localIsoTime(now) {
-  const two = (value) => String(value).padStart(2, "0");
-  const offset = -now.getTimezoneOffset();
-  const zoneOffset = `${offset < 0 ? "-" : "+"}${two(Math.floor(Math.abs(offset) / 60))}:${two(Math.abs(offset) % 60)}`;
-  return `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}T${two(now.getHours())}:${two(now.getMinutes())}:${two(now.getSeconds())}${zoneOffset}`;
-}
 const client = new OpenAI();
 const body = { model: process.env.AGENT_MODEL ?? "gpt-4o-mini", messages: [{ role: "user", content: prompt }], tools: [getTime] };
 const runner = mode === "stream"

@@ -5,6 +5,7 @@
  */
 import { existsSync } from "node:fs";
 import { internalErrorLine } from "./internal-error-line.js";
+import { scrubSecret } from "../runtime/model/key-mask.js";
 import { EXIT } from "./report-result.js";
 import { runAgentCli, type WarmUp } from "./run-agent-cli.js";
 
@@ -72,7 +73,7 @@ export async function runAgentProcess(options: AgentProcessOptions): Promise<num
     },
   })
     .catch((error: unknown) => {
-      process.stderr.write(internalErrorLine(error, process.env.OPENAI_API_KEY ?? ""));
+      process.stderr.write(scrubSecret(internalErrorLine(error, process.env.OPENAI_API_KEY ?? ""), process.env.ANTHROPIC_API_KEY ?? ""));
       return EXIT.internal;
     })
     .then((code) => (terminated ? EXIT_TERMINATED : code))

@@ -6,9 +6,24 @@
 import { commandLine } from "../shared/package-layout.js";
 import { MAX_TIMER_MS } from "../shared/timer-limit.js";
 
+/** The model APIs the agent speaks (`--provider`). */
+export const PROVIDERS = ["chat", "anthropic", "responses"] as const;
+export type ProviderName = (typeof PROVIDERS)[number];
+
+export const REASONING_EFFORTS = ["low", "medium", "high"] as const;
+export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
+
 export interface AgentArgs {
   prompt?: string;
+  /** `--provider`; unset: the caller decides from the keys set. */
+  provider?: ProviderName;
   model?: string;
+  maxTokens?: number;
+  /** `--thinking TOKENS`: Anthropic's extended thinking budget. */
+  thinking?: number;
+  reasoningEffort?: ReasoningEffort;
+  /** `--record FILE`: the cassette every model exchange is written to. */
+  record?: string;
   maxTurns?: number;
   workspace?: string;
   transcript?: string;
@@ -31,11 +46,19 @@ export interface AgentArgs {
 
 export type ParsedAgentArgs = { ok: true; args: AgentArgs } | { ok: false; error: string };
 
-type NumberFlag = "maxTurns" | "toolTimeoutMs" | "mcpTimeoutMs" | "idleTimeoutMs" | "requestTimeoutMs" | "responseTimeoutMs" | "maxResponseBytes" | "contextWindow";
-type ValueFlag = "model" | "workspace" | "transcript" | "resume" | "schemas" | "mcp" | NumberFlag;
+type NumberFlag = "maxTurns" | "toolTimeoutMs" | "mcpTimeoutMs" | "idleTimeoutMs" | "requestTimeoutMs" | "responseTimeoutMs" | "maxResponseBytes" | "contextWindow" | "maxTokens" | "thinking";
+type ChoiceFlag = "provider" | "reasoningEffort";
+type ValueFlag = "model" | "workspace" | "transcript" | "resume" | "schemas" | "mcp" | "record" | NumberFlag | ChoiceFlag;
+
+const CHOICES: Record<ChoiceFlag, readonly string[]> = { provider: PROVIDERS, reasoningEffort: REASONING_EFFORTS };
 
 const VALUE_FLAGS: Record<string, ValueFlag> = {
+  "--provider": "provider",
   "--model": "model",
+  "--max-tokens": "maxTokens",
+  "--thinking": "thinking",
+  "--reasoning-effort": "reasoningEffort",
+  "--record": "record",
   "--max-turns": "maxTurns",
   "--workspace": "workspace",
   "--transcript": "transcript",
@@ -51,7 +74,7 @@ const VALUE_FLAGS: Record<string, ValueFlag> = {
   "--context-window": "contextWindow",
 };
 
-const NUMBER_FLAGS = new Set<ValueFlag>(["maxTurns", "toolTimeoutMs", "mcpTimeoutMs", "idleTimeoutMs", "requestTimeoutMs", "responseTimeoutMs", "maxResponseBytes", "contextWindow"]);
+const NUMBER_FLAGS = new Set<ValueFlag>(["maxTurns", "toolTimeoutMs", "mcpTimeoutMs", "idleTimeoutMs", "requestTimeoutMs", "responseTimeoutMs", "maxResponseBytes", "contextWindow", "maxTokens", "thinking"]);
 /** Milliseconds handed to a timer: refused above what a Node.js timer holds, or they would fire at once. */
 const DURATION_FLAGS = new Set<ValueFlag>(["toolTimeoutMs", "mcpTimeoutMs", "idleTimeoutMs", "requestTimeoutMs", "responseTimeoutMs"]);
 
@@ -59,7 +82,16 @@ export const AGENT_USAGE = `Usage: ${commandLine("agent", '[flags] "prompt"')}
        ${commandLine("agent").padEnd(34)} (on a terminal: interactive chat, Ctrl-D to leave)
 
 Flags (before or after the prompt):
-  --model NAME          model to ask (default: $AGENT_MODEL, else gpt-4o-mini)
+  --provider NAME       the model API: chat (OpenAI Chat Completions and compatible endpoints), anthropic
+                        (Anthropic Messages) or responses (OpenAI Responses) (default: chat; anthropic
+                        when ANTHROPIC_API_KEY is set and OPENAI_API_KEY is not)
+  --model NAME          model to ask (default: $AGENT_MODEL, else gpt-4o-mini for chat,
+                        claude-sonnet-4-5 for anthropic, gpt-5-mini for responses)
+  --max-tokens N        most tokens one answer may take (default: the endpoint's own for chat and
+                        responses; 8192 for anthropic, plus the thinking budget)
+  --thinking TOKENS     anthropic: extended thinking with this budget (at least 1024; default off)
+  --reasoning-effort L  responses: low, medium or high (default: the model's own)
+  --record FILE         write every model exchange to FILE, a cassette the testing kit replays (keys never written)
   --max-turns N         model requests per prompt before giving up (default 10)
   --workspace DIR       the only directory tools may touch (default: where you ran the command)
   --transcript FILE     write every message to FILE as JSON lines (a new or empty file)
@@ -89,7 +121,8 @@ Flags (before or after the prompt):
                         (default: strict when the endpoint is OpenAI's or Azure OpenAI's, else lenient)
   --help                this text
 
-Environment: OPENAI_API_KEY, OPENAI_BASE_URL, AGENT_MODEL (also read from .env in the project root).
+Environment: OPENAI_API_KEY, OPENAI_BASE_URL (chat, responses), ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL
+             (anthropic; the API root without /v1), AGENT_MODEL (also read from .env in the project root).
 Exit codes: 0 answer, 1 turn limit reached, 2 usage or setup error, 3 API error,
             4 the model stopped without an answer, 5 schemas missing or stale,
             6 the conversation does not fit the context window, 130 interrupted, 143 terminated,
@@ -137,8 +170,15 @@ export function parseAgentArgs(argv: readonly string[]): ParsedAgentArgs {
 }
 
 function storeValue(args: AgentArgs, key: ValueFlag, flag: string, value: string): string | undefined {
+  if (key === "provider" || key === "reasoningEffort") {
+    const choices = CHOICES[key];
+    if (!choices.includes(value)) return `${flag} takes ${choices.join(", ")}; got ${JSON.stringify(value)}`;
+    if (key === "provider") args.provider = value as ProviderName;
+    else args.reasoningEffort = value as ReasoningEffort;
+    return undefined;
+  }
   if (!NUMBER_FLAGS.has(key)) {
-    args[key as Exclude<ValueFlag, NumberFlag>] = value;
+    args[key as Exclude<ValueFlag, NumberFlag | ChoiceFlag>] = value;
     return undefined;
   }
   if (!/^[0-9]+$/.test(value) || Number(value) < 1 || !Number.isSafeInteger(Number(value))) {

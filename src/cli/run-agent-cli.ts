@@ -7,10 +7,12 @@ import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { createAgent } from "../runtime/loop/agent.js";
 import type { ChatMessage } from "../runtime/loop/messages.js";
-import { createTurnRequester, type RetryInfo } from "../runtime/model/model-client.js";
+import type { RetryInfo } from "../runtime/model/resending-requester.js";
 import { loadSchemas } from "../runtime/execution/load-schemas.js";
-import { keyMask } from "../runtime/model/key-mask.js";
-import { isOpenAIEndpoint } from "../runtime/model/openai-endpoint.js";
+import { keysMask } from "../runtime/model/key-masks.js";
+import { foreignPartCount } from "../runtime/loop/provider-parts.js";
+import { openCassette, type CassetteWriter } from "../runtime/model/cassette.js";
+import { chooseProvider, DEFAULT_MODELS, providerRequester } from "./model-provider.js";
 import { createToolExecutor } from "../runtime/execution/tool-executor.js";
 import { connectMcpServers, type McpServers } from "../runtime/mcp-client/connect-mcp-servers.js";
 import { readMcpConfig, type McpConfig } from "../runtime/mcp-client/mcp-config.js";
@@ -18,7 +20,6 @@ import { escapeControls } from "./terminal-safe.js";
 import { openTranscript, readTranscript, type TranscriptWriter } from "../runtime/loop/transcript.js";
 import { createAnswerOutput, type OutputStream } from "./answer-output.js";
 import { nonRegularFileProblem, NotRegularFileError } from "../runtime/workspace/regular-file.js";
-import { isHttpUrl } from "../shared/http-url.js";
 import { commandLine } from "../shared/package-layout.js";
 import { runInteractive } from "./interactive.js";
 import { AGENT_USAGE, parseAgentArgs, type AgentArgs } from "./parse-agent-args.js";
@@ -26,9 +27,9 @@ import { onceRequestSent } from "./after-request-sent.js";
 import { coalescedOutput } from "./coalesced-output.js";
 import { colorsWanted, createProgressReporter } from "./progress-reporter.js";
 import { EXIT, reportResult } from "./report-result.js";
-import { toolModeLine } from "./tool-mode-line.js";
+import { anthropicLenientLines, toolModeLine } from "./tool-mode-line.js";
 
-export const DEFAULT_MODEL = "gpt-4o-mini";
+export const DEFAULT_MODEL = DEFAULT_MODELS.chat;
 
 export const DEFAULT_SYSTEM_PROMPT =
   "You are a helpful assistant with tools. Use them when they help answer the request; file paths are relative to the workspace. When a tool result says a call was wrong, fix the call as it says. Answer concisely.";
@@ -64,9 +65,8 @@ export interface CliEnvironment {
 export type WarmUp = "before-first-request" | "behind-first-request";
 
 export async function runAgentCli(io: CliEnvironment): Promise<number> {
-  const apiKey = io.env.OPENAI_API_KEY ?? "";
-  // Defence in depth: nothing the CLI prints may hold the key, whatever an endpoint echoes back.
-  const mask = keyMask(apiKey);
+  // Defence in depth: nothing the CLI prints may hold a key (either provider's), whatever an endpoint echoes back.
+  const mask = keysMask([io.env.OPENAI_API_KEY ?? "", io.env.ANTHROPIC_API_KEY ?? ""]);
   const stderr = { write: (text: string) => void io.stderr.write(mask.scrub(text)) };
   const stdout = createAnswerOutput(io.stdout, io.stderr, mask);
   const fail = (code: number, message: string): number => {
@@ -86,14 +86,9 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
   if (interactive && io.stdin.isTTY !== true) {
     return usageError(`no prompt given, and stdin is not a terminal for a chat. Pass the prompt: ${commandLine("agent", '"your question"')}`);
   }
-  if (apiKey === "") {
-    return usageError("OPENAI_API_KEY is not set. Set it (in the environment or in .env) to your key; for a local server that needs none, any value works.");
-  }
-
-  const baseURL = io.env.OPENAI_BASE_URL || undefined;
-  if (baseURL !== undefined && !isHttpUrl(baseURL)) {
-    return usageError(`OPENAI_BASE_URL must be an http(s) URL of the API root, such as http://localhost:8080/v1; got ${JSON.stringify(baseURL)}`);
-  }
+  const choice = chooseProvider(args, io.env);
+  if (!choice.ok) return usageError(choice.error);
+  const setup = choice.setup;
 
   const fromUser = (file: string) => path.resolve(io.cwd, file);
   const workspace = fromUser(args.workspace ?? ".");
@@ -101,6 +96,10 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
 
   const history = loadHistory(args, fromUser, stderr);
   if (!history.ok) return usageError(history.error);
+  const foreign = foreignPartCount(history.messages, setup.provider);
+  if (foreign > 0) {
+    stderr.write(`note: the transcript holds ${foreign} reasoning part${foreign === 1 ? "" : "s"} (thinking blocks, reasoning items) from another provider, which ${setup.provider} cannot take; they are not sent, and stay in the transcript\n`);
+  }
 
   const schemasPath = args.schemas ? fromUser(args.schemas) : path.join(io.projectRoot, "generated", "schemas.json");
   // A device or FIFO given as the schemas file is a wrong argument, not a stale file (exit 5).
@@ -108,7 +107,7 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
   if (schemasNotFile !== undefined) return usageError(`${schemasNotFile} (--schemas): give the schemas file npm run gen writes`);
   const schemas = loadSchemas(schemasPath);
   if (!schemas.ok) return fail(EXIT.schemas, `error: ${schemas.error.message}`);
-  const strict = args.strict ?? isOpenAIEndpoint(baseURL);
+  const strict = args.strict ?? setup.strictByDefault;
   if (strict && schemas.schemas.strictTools === undefined) {
     return fail(EXIT.schemas, `error: ${schemasPath} has no strictTools (it was written before strict mode existed). Run npm run gen to regenerate it, or pass --no-strict.`);
   }
@@ -132,10 +131,21 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
     strict,
     ...(args.toolTimeoutMs !== undefined ? { timeoutMs: args.toolTimeoutMs } : {}),
   });
-  reporter.line(toolModeLine(strict, args.strict !== undefined, schemas.schemas));
-  const requestTurn = createTurnRequester({
-    apiKey,
-    ...(baseURL !== undefined ? { baseURL } : {}),
+  reporter.line(toolModeLine(strict, args.strict !== undefined, schemas.schemas, setup.strictReason));
+  if (strict && setup.provider === "anthropic") for (const line of anthropicLenientLines(schemas.schemas)) reporter.line(line);
+  let cassette: CassetteWriter | undefined;
+  if (args.record !== undefined) {
+    const file = fromUser(args.record);
+    const notFile = nonRegularFileProblem(file);
+    if (notFile !== undefined) return usageError(`${notFile} (--record): give the path of the cassette to write`);
+    try {
+      cassette = openCassette(file, mask.scrub);
+    } catch (error) {
+      return usageError(`cannot write the cassette ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    }
+  }
+  const requestTurn = await providerRequester(setup, args, {
+    ...(cassette !== undefined ? { record: cassette } : {}),
     ...(args.idleTimeoutMs !== undefined ? { idleTimeoutMs: args.idleTimeoutMs } : {}),
     ...(args.requestTimeoutMs !== undefined ? { timeoutMs: args.requestTimeoutMs } : {}),
     ...(args.responseTimeoutMs !== undefined ? { responseTimeoutMs: args.responseTimeoutMs } : {}),
@@ -144,7 +154,7 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
       stdout.restart();
       reporter.retry(retryText(info));
     },
-  });
+  }, { onReasoningSummary: (summary) => reporter.line(`reasoning: ${summary}`) });
 
   let transcript: TranscriptWriter | undefined;
   const transcriptFile = history.file;
@@ -188,7 +198,7 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
   const agent = createAgent({
     requestTurn,
     executor: mcp?.executor ?? executor,
-    model: args.model ?? (io.env.AGENT_MODEL || DEFAULT_MODEL),
+    model: args.model ?? (io.env.AGENT_MODEL || DEFAULT_MODELS[setup.provider]),
     systemPrompt: DEFAULT_SYSTEM_PROMPT,
     stream: args.stream,
     workspace,
@@ -227,6 +237,7 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
   } finally {
     progress.flush();
     transcript?.close();
+    cassette?.close();
     await mcp?.close();
   }
 }

@@ -15,6 +15,7 @@ import { loadSchemas } from "../runtime/execution/load-schemas.js";
 import { startScriptedServer } from "../scripted-server/scripted-server.js";
 import { commandLine, compiled, packageRoot } from "../shared/package-layout.js";
 import { DEMO_PROMPT, DEMO_STEPS } from "./demo-script.js";
+import { parseAgentArgs, type ProviderName } from "../cli/parse-agent-args.js";
 
 const DUMMY_KEY = "sk-demo-not-a-real-key";
 
@@ -42,8 +43,22 @@ function demoCommands(): DemoCommands {
   };
 }
 
-export async function runDemo(): Promise<number> {
+/** The endpoint variables the agent reads for each provider, pointed at the scripted server. */
+function providerEnv(provider: ProviderName, server: { baseURL: string; url: string }): NodeJS.ProcessEnv {
+  if (provider === "anthropic") return { ANTHROPIC_API_KEY: DUMMY_KEY, ANTHROPIC_BASE_URL: server.url };
+  return { OPENAI_API_KEY: DUMMY_KEY, OPENAI_BASE_URL: server.baseURL };
+}
+
+/** `argv`: the demo's own flags, `--provider chat|anthropic|responses` (default chat). */
+export async function runDemo(argv: readonly string[] = []): Promise<number> {
   const say = (text: string) => process.stderr.write(`${text}\n`);
+  const parsed = parseAgentArgs(argv);
+  const flags = parsed.ok ? parsed.args : undefined;
+  if (flags === undefined || flags.prompt !== undefined || Object.keys(flags).some((key) => !["provider", "stream", "help"].includes(key))) {
+    say(`error: the demo takes only --provider chat|anthropic|responses${parsed.ok ? "" : ` (${parsed.error})`}`);
+    return 2;
+  }
+  const provider = flags.provider ?? "chat";
   const commands = demoCommands();
   if (!loadSchemas(commands.schemas).ok) {
     say(`demo: generating the tool schemas first (${commandLine("gen")})…`);
@@ -62,11 +77,11 @@ export async function runDemo(): Promise<number> {
   say("sigloop demo: the model is SCRIPTED (a local fake server, no key, no network), and it makes each classic mistake once:");
   DEMO_STEPS.forEach((step, index) => say(`  ${index + 1}. ${step.mistake}`));
   say(`Watch the real agent CLI recover from each one below (progress on stderr; the answer alone on stdout when it is redirected).\n`);
-  say(`$ ${commandLine("agent", `"${DEMO_PROMPT}"`)}\n`);
+  const providerFlag = provider === "chat" ? [] : ["--provider", provider];
+  say(`$ ${commandLine("agent", `${providerFlag.map((flag) => `${flag} `).join("")}"${DEMO_PROMPT}"`)}\n`);
   try {
-    return await runNode(packageRoot, [...commands.agent, "--workspace", packageRoot, DEMO_PROMPT], {
-      OPENAI_API_KEY: DUMMY_KEY,
-      OPENAI_BASE_URL: server.baseURL,
+    return await runNode(packageRoot, [...commands.agent, ...providerFlag, "--workspace", packageRoot, DEMO_PROMPT], {
+      ...providerEnv(provider, server),
       AGENT_MODEL: "scripted-demo-model",
     });
   } finally {

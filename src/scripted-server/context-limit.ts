@@ -3,28 +3,42 @@
  * (the scripted model counts one character as one token) is refused with HTTP 400, in the error shape and
  * wording of a real provider, before any script step is used.
  */
-import type { ChatRequestBody, StatusFault } from "./wire-shapes.js";
+import type { ChatRequestBody, Dialect, StatusFault } from "./wire-shapes.js";
 
-export type ContextLimitWording = "openai" | "deepseek" | "lmstudio" | "llama.cpp";
+export type ContextLimitWording = "openai" | "deepseek" | "lmstudio" | "llama.cpp" | "anthropic" | "responses";
 
 export interface ContextLimit {
   /** The most characters of `JSON.stringify({ messages, tools })` accepted. */
   chars: number;
-  /** Default `openai` (code `context_length_exceeded`). */
+  /** Default: the dialect's own (`openai`, code `context_length_exceeded`, for Chat Completions). */
   wording?: ContextLimitWording;
 }
 
-/** The size the limit is compared with. */
+/** The size the limit is compared with (the history, the tools, and a system prompt sent apart from it). */
 export function requestSize(body: ChatRequestBody): number {
-  return JSON.stringify({ messages: body.messages, tools: body.tools }).length;
+  const system = body.system ?? body.instructions;
+  return JSON.stringify({ messages: body.messages ?? body.input, tools: body.tools, ...(system !== undefined ? { system } : {}) }).length;
 }
 
+const DIALECT_WORDING: Record<Dialect, ContextLimitWording> = { chat: "openai", anthropic: "anthropic", responses: "responses" };
+
 /** The refusal for a request over the limit, or `undefined` when it fits. */
-export function contextLimitRefusal(body: ChatRequestBody, limit: ContextLimit): StatusFault | undefined {
+export function contextLimitRefusal(body: ChatRequestBody, limit: ContextLimit, dialect: Dialect = "chat"): StatusFault | undefined {
   const size = requestSize(body);
   if (size <= limit.chars) return undefined;
   const window = limit.chars;
-  switch (limit.wording ?? "openai") {
+  switch (limit.wording ?? DIALECT_WORDING[dialect]) {
+    case "anthropic":
+      return refusal({ type: "error", error: { type: "invalid_request_error", message: `prompt is too long: ${size} tokens > ${window} maximum` } });
+    case "responses":
+      return refusal({
+        error: {
+          message: "Your input exceeds the context window of this model. Please adjust your input and try again.",
+          type: "invalid_request_error",
+          param: "input",
+          code: "context_length_exceeded",
+        },
+      });
     case "openai":
       return refusal({
         error: {

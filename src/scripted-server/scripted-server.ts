@@ -1,7 +1,11 @@
 /**
- * A scripted OpenAI-compatible Chat Completions server for tests, the demo and the benchmark: real HTTP on
- * 127.0.0.1, JSON and SSE, driven by a script of replies and faults, and as strict as a picky gateway about
- * the history it receives. It records every request so tests can assert on what the client really sent.
+ * A scripted model server for tests, the demo and the benchmark: real HTTP on 127.0.0.1, JSON and SSE,
+ * driven by a script of replies and faults, and as strict as a picky gateway about the history it
+ * receives. It speaks three dialects, chosen by the request's path: OpenAI Chat Completions
+ * (`POST /v1/chat/completions`), Anthropic Messages (`POST /v1/messages`, anthropic-rules.ts and
+ * anthropic-replies.ts) and OpenAI Responses (`POST /v1/responses`, responses-rules.ts and
+ * responses-replies.ts); one script serves all three. It records every request so tests can assert on
+ * what the client really sent.
  *
  * It imports nothing from vitest: `scripts/demo.ts` and the benchmark start it outside tests.
  *
@@ -23,119 +27,23 @@ import type { AddressInfo, Socket } from "node:net";
 import { contextLimitRefusal, type ContextLimit } from "./context-limit.js";
 import { openReplyBody, type ContentCoding } from "./reply-encoding.js";
 import { findViolations } from "./request-rules.js";
-import type { ChatRequestBody, StatusFault } from "./wire-shapes.js";
+import type { ChatRequestBody, Dialect, StatusFault } from "./wire-shapes.js";
+import type { ScriptedToolCall, StreamShape, ReplyStep, BrokenResponseFault, EndlessFault, FaultStep, ScriptStep, Script, RecordedRequest } from "./script.js";
+import { pieces } from "./text-pieces.js";
+import { anthropicViolations, ThinkingLedger } from "./anthropic-rules.js";
+import { anthropicErrorBody, anthropicErrorType, anthropicEvent, anthropicEvents, anthropicMessageBody } from "./anthropic-replies.js";
+import { responsesViolations, type IssuedReasoning } from "./responses-rules.js";
+import { responseEnvelope, responsesBody, responsesEvent, responsesEvents } from "./responses-replies.js";
 
-export type { ChatRequestBody, StatusFault } from "./wire-shapes.js";
+export type { ChatRequestBody, Dialect, StatusFault } from "./wire-shapes.js";
+export type { ScriptedToolCall, StreamShape, ReplyStep, BrokenResponseFault, EndlessFault, FaultStep, ScriptStep, Script, RecordedRequest } from "./script.js";
 
-/** One tool call the scripted model makes. */
-export interface ScriptedToolCall {
-  /** Omitted: no `id` field at all; `""`: an empty id (both quirks seen in the wild). */
-  id?: string;
-  name: string;
-  /** A string as the API sends it, or an object to simulate providers that send `arguments` as an object. */
-  arguments: string | Record<string, unknown>;
-  /** Streaming only: send the (string) arguments exactly as these pieces, overriding `StreamShape.chunkSize`. */
-  argumentPieces?: string[];
-}
+const DIALECT_PATHS: ReadonlyArray<[string, Dialect]> = [
+  ["/v1/chat/completions", "chat"],
+  ["/v1/messages", "anthropic"],
+  ["/v1/responses", "responses"],
+];
 
-/** How a streamed reply is cut into SSE chunks, and which provider quirks it shows. */
-export interface StreamShape {
-  /** Characters of content and of each tool call's arguments per chunk (default 8). */
-  chunkSize?: number;
-  /** Tool-call deltas carry no `index` (a new `id` opens a call, no id continues the last one). */
-  omitIndex?: boolean;
-  /** The tool call's id arrives on its second delta instead of the first. */
-  lateId?: boolean;
-  /** The tool call's name arrives on its second delta instead of the first. */
-  lateName?: boolean;
-  /**
-   * Where usage goes when the request asked for it (`stream_options.include_usage`):
-   * `"separate"` (default, like OpenAI): a final chunk with `choices: []`; `"final"`: on the finish chunk;
-   * `"none"`: not sent.
-   */
-  usage?: "separate" | "final" | "none";
-  /** Send `data: [DONE]` at the end (default true). */
-  done?: boolean;
-}
-
-/** A normal completion. Every field is optional: `{}` is an empty assistant answer. */
-export interface ReplyStep {
-  content?: string | null;
-  toolCalls?: ScriptedToolCall[];
-  /**
-   * Default: `tool_calls` when there are tool calls, else `stop`. `null` sends no finish reason at all
-   * (in a stream: no finish chunk). Any string is sent as is, to simulate unknown reasons.
-   */
-  finishReason?: string | null;
-  /** Default `{ prompt: 10, completion: 5 }`; `null` sends no usage. */
-  usage?: { prompt: number; completion: number; cached?: number } | null;
-  /**
-   * Extra fields put on the response message (non-streaming) or the first delta (streaming). Default
-   * `{ refusal: null, annotations: [] }`, as OpenAI sends: a client that echoes them back gets a 400.
-   */
-  extraMessageFields?: Record<string, unknown>;
-  stream?: StreamShape;
-  /** Wait this long before sending the response headers. */
-  delayMs?: number;
-}
-
-/**
- * A response that breaks:
- * - `reset`: the connection is reset before any response;
- * - `cut`: headers and part of the body (of `reply`, default a short text answer), then the connection is reset;
- * - `stall`: headers and part of the body, then nothing, ever (until the client gives up or the server closes);
- * - `malformed-sse`: a stream whose second event is not JSON (non-streaming requests get a non-JSON body);
- * - `not-json`: 200 with an HTML body (for streaming requests too: no SSE at all);
- * - `no-choices`: 200 with `choices: []` (streaming: only chunks with empty choices);
- * - `error-event`: 200, then an OpenAI-style `{ "error": … }` instead of a completion (streaming: after the
- *   first events, as providers do when a model fails mid-generation).
- */
-export interface BrokenResponseFault {
-  fault: "reset" | "cut" | "stall" | "malformed-sse" | "not-json" | "no-choices" | "error-event";
-  /** For `cut`, `stall` and `error-event`: what the partial body is taken from. */
-  reply?: ReplyStep;
-  /** For `cut`, `stall` and `error-event` in a stream: how many SSE events go out before it breaks (default 2). */
-  afterEvents?: number;
-}
-
-/**
- * A 200 response that never ends: after the headers (and, in a stream, the first event) something arrives
- * every `everyMs` (default 50), so no idle timeout fires: an SSE comment (`comment`, default) or a content
- * delta of `deltaChars` characters (`delta`, default 1; a flood with large ones). Non-streaming requests
- * get the start of a JSON body followed by whitespace, forever. It stops when the client goes away.
- */
-export interface EndlessFault {
-  fault: "endless";
-  send?: "comment" | "delta";
-  everyMs?: number;
-  deltaChars?: number;
-}
-
-export type FaultStep = StatusFault | BrokenResponseFault | EndlessFault;
-export type ScriptStep = ReplyStep | FaultStep;
-
-/** A list of steps taken one per request, or a function choosing the step for each request. */
-export type Script = readonly ScriptStep[] | ((request: RecordedRequest, index: number) => ScriptStep);
-
-/** One request as the server received it. */
-export interface RecordedRequest {
-  /** 0-based order of arrival. */
-  index: number;
-  method: string;
-  path: string;
-  headers: IncomingHttpHeaders;
-  /** 0-based order of the connection the request came on: requests on one kept-alive connection share it. */
-  connection: number;
-  /** The parsed JSON body (`undefined` if it was not JSON). */
-  body: ChatRequestBody | undefined;
-  rawBody: string;
-  /** Why the server answered 400 (empty when the request was accepted). */
-  violations: string[];
-  /** Suspicious but accepted, e.g. the tools list changed within a conversation. */
-  flags: string[];
-  /** Refused as longer than `contextLimit` (no script step was used). */
-  refusedForLength?: boolean;
-}
 
 export interface ScriptedServerOptions {
   script: Script;
@@ -164,6 +72,8 @@ export interface ScriptedServerOptions {
 export interface ScriptedServer {
   /** `http://127.0.0.1:<port>/v1` (`https:` with `tls`), to pass as the SDK's `baseURL` / `OPENAI_BASE_URL`. */
   readonly baseURL: string;
+  /** `http://127.0.0.1:<port>` (`https:` with `tls`): the root without `/v1`, as `ANTHROPIC_BASE_URL` takes it. */
+  readonly url: string;
   /** Every request received so far, in order of arrival. */
   readonly requests: readonly RecordedRequest[];
   /** Resolves with the requests once at least `count` have arrived; rejects after `timeoutMs` (default 10 s). */
@@ -183,6 +93,7 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
   const requests: RecordedRequest[] = [];
   const waiters: Array<() => void> = [];
   const sockets = new Set<Socket>();
+  const state: DialectState = { thinking: new ThinkingLedger(), reasoning: new Map() };
   let script = options.script;
   let nextStep = 0;
 
@@ -209,11 +120,11 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
     const connection = connectionOf(req);
     readBody(req)
       .then((rawBody) => {
-        const request = recordRequest(req, connection, rawBody, requests, options);
+        const request = recordRequest(req, connection, rawBody, requests, options, state);
         options.onRequest?.(request);
         waiters.splice(0).forEach((wake) => wake());
         if (request.violations.length > 0) {
-          sendError(res, 400, request.violations.join("; "), "invalid_request_error");
+          sendError(res, request.dialect, 400, request.violations.join("; "), "invalid_request_error");
           return;
         }
         const guard = checkAccess(req, request, options);
@@ -221,7 +132,7 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
           sendStatus(res, guard);
           return;
         }
-        const refusal = options.contextLimit && request.body ? contextLimitRefusal(request.body, options.contextLimit) : undefined;
+        const refusal = options.contextLimit && request.body ? contextLimitRefusal(request.body, options.contextLimit, request.dialect) : undefined;
         if (refusal !== undefined) {
           request.refusedForLength = true;
           sendStatus(res, refusal);
@@ -229,10 +140,10 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
         }
         const step = takeStep(request);
         if (step === undefined) {
-          sendError(res, 400, `scripted server: no script step left for request #${request.index + 1}`, "invalid_request_error");
+          sendError(res, request.dialect, 400, `scripted server: no script step left for request #${request.index + 1}`, "invalid_request_error");
           return;
         }
-        playStep(step, request, req, res, options.compression);
+        playStep(step, request, req, res, options.compression, state);
       })
       .catch(() => req.socket.destroy());
   };
@@ -245,8 +156,10 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
 
+  const url = `${options.tls ? "https" : "http"}://127.0.0.1:${port}`;
   return {
-    baseURL: `${options.tls ? "https" : "http"}://127.0.0.1:${port}/v1`,
+    baseURL: `${url}/v1`,
+    url,
     requests,
     get remainingSteps() {
       return typeof script === "function" ? Infinity : script.length - nextStep;
@@ -316,18 +229,26 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
+/** What the server remembers across requests to check what comes back: issued thinking and reasoning. */
+interface DialectState {
+  thinking: ThinkingLedger;
+  reasoning: IssuedReasoning;
+}
+
 function recordRequest(
   req: IncomingMessage,
   connection: number,
   rawBody: string,
   requests: RecordedRequest[],
   options: ScriptedServerOptions,
+  state: DialectState,
 ): RecordedRequest {
   const path = req.url ?? "";
   let body: ChatRequestBody | undefined;
   const violations: string[] = [];
-  if (req.method !== "POST" || !path.startsWith("/v1/chat/completions")) {
-    violations.push(`unknown endpoint ${req.method ?? ""} ${path}: only POST /v1/chat/completions is served`);
+  const dialect = DIALECT_PATHS.find(([prefix]) => path === prefix || path.startsWith(`${prefix}?`))?.[1];
+  if (req.method !== "POST" || dialect === undefined) {
+    violations.push(`unknown endpoint ${req.method ?? ""} ${path}: only POST /v1/chat/completions, /v1/messages and /v1/responses are served`);
   } else {
     try {
       const parsed: unknown = JSON.parse(rawBody);
@@ -338,30 +259,54 @@ function recordRequest(
     }
   }
   const flags: string[] = [];
-  if (body !== undefined) {
-    (options.flagRuleViolationsOnly ? flags : violations).push(...findViolations(body));
+  if (body !== undefined && dialect !== undefined) {
+    (options.flagRuleViolationsOnly ? flags : violations).push(...dialectViolations(dialect, body, state));
     const toolsChange = toolsChangedWithinConversation(body, requests);
     if (toolsChange !== undefined) (options.rejectToolsChange ? violations : flags).push(toolsChange);
   }
-  const request: RecordedRequest = { index: requests.length, method: req.method ?? "", path, headers: req.headers, connection, body, rawBody, violations, flags };
+  const request: RecordedRequest = { index: requests.length, dialect: dialect ?? "chat", method: req.method ?? "", path, headers: req.headers, connection, body, rawBody, violations, flags };
   requests.push(request);
   return request;
 }
 
+function dialectViolations(dialect: Dialect, body: ChatRequestBody, state: DialectState): string[] {
+  switch (dialect) {
+    case "chat":
+      return findViolations(body);
+    case "anthropic":
+      return anthropicViolations(body, state.thinking);
+    case "responses":
+      return responsesViolations(body, state.reasoning);
+  }
+}
+
+/** The history of a request: `messages`, or the Responses API's `input`. */
+function historyOf(body: ChatRequestBody | undefined): unknown[] | undefined {
+  const history = body?.messages ?? body?.input;
+  return Array.isArray(history) ? history : undefined;
+}
+
+/** A cache breakpoint marks a block without changing what the model reads: prefixes compare without them. */
+function withoutCacheMarks(message: unknown): string {
+  return JSON.stringify(message, (key, value: unknown) => (key === "cache_control" ? undefined : value));
+}
+
 /**
  * A request continues an earlier one when the earlier messages are a prefix of its own; the tools list of
- * a conversation must then be byte-identical, or provider prefix caches miss.
+ * a conversation must then be byte-identical (cache breakpoints aside), or provider prefix caches miss.
  */
 function toolsChangedWithinConversation(body: ChatRequestBody, earlier: readonly RecordedRequest[]): string | undefined {
-  if (!Array.isArray(body.messages)) return undefined;
-  const messages = body.messages.map((message) => JSON.stringify(message));
+  const history = historyOf(body);
+  if (history === undefined) return undefined;
+  const messages = history.map(withoutCacheMarks);
   for (let i = earlier.length - 1; i >= 0; i -= 1) {
-    const previous = earlier[i]?.violations.length === 0 ? earlier[i]?.body : undefined;
-    if (previous === undefined || !Array.isArray(previous.messages) || previous.messages.length === 0) continue;
-    if (previous.messages.length > messages.length) continue;
-    const isPrefix = previous.messages.every((message, j) => JSON.stringify(message) === messages[j]);
+    const previousHistory = earlier[i]?.violations.length === 0 ? historyOf(earlier[i]?.body) : undefined;
+    const previous = earlier[i]?.body;
+    if (previous === undefined || previousHistory === undefined || previousHistory.length === 0) continue;
+    if (previousHistory.length > messages.length) continue;
+    const isPrefix = previousHistory.every((message, j) => withoutCacheMarks(message) === messages[j]);
     if (!isPrefix) continue;
-    if (JSON.stringify(previous.tools) !== JSON.stringify(body.tools)) {
+    if (withoutCacheMarks(previous.tools) !== withoutCacheMarks(body.tools)) {
       return `the tools list differs from request #${i + 1} of the same conversation (breaks provider prefix caching)`;
     }
     return undefined;
@@ -370,7 +315,11 @@ function toolsChangedWithinConversation(body: ChatRequestBody, earlier: readonly
 }
 
 function checkAccess(req: IncomingMessage, request: RecordedRequest, options: ScriptedServerOptions): StatusFault | undefined {
-  if (options.apiKey !== undefined) {
+  if (options.apiKey !== undefined && request.dialect === "anthropic") {
+    // The Anthropic SDK sends its key as `x-api-key` or (since 1.x) as a bearer token.
+    const sent = req.headers["x-api-key"] ?? (req.headers.authorization ?? "").replace(/^Bearer\s+/i, "");
+    if (sent !== options.apiKey) return { fault: "status", status: 401, body: anthropicErrorBody(`invalid x-api-key: ${String(sent)}`, "authentication_error") };
+  } else if (options.apiKey !== undefined) {
     const sent = (req.headers.authorization ?? "").replace(/^Bearer\s+/i, "");
     if (sent !== options.apiKey) {
       return httpError(401, `Incorrect API key provided: ${sent}. You can find your API key at https://platform.openai.com/account/api-keys.`, { code: "invalid_api_key" });
@@ -381,22 +330,30 @@ function checkAccess(req: IncomingMessage, request: RecordedRequest, options: Sc
   return undefined;
 }
 
-function playStep(step: ScriptStep, request: RecordedRequest, req: IncomingMessage, res: ServerResponse, compression: ContentCoding | undefined): void {
+function playStep(step: ScriptStep, request: RecordedRequest, req: IncomingMessage, res: ServerResponse, compression: ContentCoding | undefined, state: DialectState): void {
+  const render = rendererFor(request, state);
   if (!("fault" in step)) {
-    const send = () => sendReply(step, request, res, compression);
+    const send = () => sendReply(step, request, res, compression, render);
     if (step.delayMs) setTimeout(send, step.delayMs);
     else send();
     return;
   }
   if (step.fault === "status") {
-    sendStatus(res, step);
+    sendStatus(res, request.dialect === "anthropic" ? asAnthropicError(step) : step);
     return;
   }
   if (step.fault === "endless") {
-    playEndless(step, request, res);
+    playEndless(step, request, res, render);
     return;
   }
-  playBrokenResponse(step, request, req, res);
+  playBrokenResponse(step, request, req, res, render);
+}
+
+/** A scripted HTTP error in Anthropic's error shape (an OpenAI-shaped body is re-expressed; headers kept). */
+function asAnthropicError(fault: StatusFault): StatusFault {
+  const body = fault.body;
+  if (!isRecord(body) || !isRecord(body.error) || body.type === "error") return fault;
+  return { ...fault, body: anthropicErrorBody(String(body.error.message ?? ""), anthropicErrorType(fault.status)) };
 }
 
 function sendStatus(res: ServerResponse, fault: StatusFault): void {
@@ -409,8 +366,9 @@ function sendStatus(res: ServerResponse, fault: StatusFault): void {
   res.end(payload);
 }
 
-function sendError(res: ServerResponse, status: number, message: string, type: string): void {
-  sendStatus(res, { fault: "status", status, body: { error: { message, type, param: null, code: null } } });
+function sendError(res: ServerResponse, dialect: Dialect, status: number, message: string, type: string): void {
+  const body = dialect === "anthropic" ? anthropicErrorBody(message, type) : { error: { message, type, param: null, code: null } };
+  sendStatus(res, { fault: "status", status, body });
 }
 
 function wantsStream(request: RecordedRequest): boolean {
@@ -422,18 +380,92 @@ function wantsUsage(request: RecordedRequest): boolean {
   return isRecord(streamOptions) && streamOptions.include_usage === true;
 }
 
-function sendReply(step: ReplyStep, request: RecordedRequest, res: ServerResponse, compression: ContentCoding | undefined): void {
+/** How one dialect writes replies and the faults' bodies. */
+interface Renderer {
+  /** A streamed reply's SSE events, each complete. */
+  events(step: ReplyStep): string[];
+  /** A plain reply's JSON body. */
+  body(step: ReplyStep): unknown;
+  /** An error event in a 200 stream, as the provider sends one when generation fails. */
+  errorEvent(): string;
+  /** A 200 whose body is an error instead of a reply. */
+  errorBody(): unknown;
+  /** An event whose data is cut mid-JSON. */
+  brokenEvent: string;
+  /** A JSON body cut mid-way. */
+  brokenBody: string;
+  /** A well-formed stream / body that holds no reply. */
+  emptyEvents(): string[];
+  emptyBody(): unknown;
+  /** The first event of a stream that never ends, and what it repeats (a content delta of `chars` characters). */
+  endlessStart(): string;
+  endlessDelta(chars: number): string;
+  endlessBodyStart: string;
+}
+
+const SERVER_ERROR = "The server had an error while processing your request.";
+
+function rendererFor(request: RecordedRequest, state: DialectState): Renderer {
+  switch (request.dialect) {
+    case "chat":
+      return {
+        events: (step) => replyEvents(step, request),
+        body: (step) => completionBody(step, request),
+        errorEvent: () => sse({ error: { message: SERVER_ERROR, type: "server_error", param: null, code: null } }),
+        errorBody: () => ({ error: { message: SERVER_ERROR, type: "server_error", param: null, code: null } }),
+        brokenEvent: `data: {"id":"chatcmpl-broken","choices":[{"index":0,"delta":{"content":"x"}\n\ndata: [DONE]\n\n`,
+        brokenBody: '{"id":"chatcmpl-broken","choices":[{"index":0,"message":{"role":"assistant","content":"x"',
+        emptyEvents: () => [sse({ ...chunkEnvelope(request), choices: [] }), sse("[DONE]")],
+        emptyBody: () => ({ ...completionEnvelope(request), choices: [] }),
+        endlessStart: () => replyEvents({ content: "" }, request)[0] ?? "",
+        endlessDelta: (chars) => sse({ ...chunkEnvelope(request), choices: [{ index: 0, delta: { content: "x".repeat(chars) }, finish_reason: null }] }),
+        endlessBodyStart: `{"id":"chatcmpl-endless","object":"chat.completion","choices":[`,
+      };
+    case "anthropic":
+      return {
+        events: (step) => anthropicEvents(step, request, state.thinking),
+        body: (step) => anthropicMessageBody(step, request, state.thinking),
+        errorEvent: () => anthropicEvent(anthropicErrorBody(SERVER_ERROR, "api_error")),
+        errorBody: () => anthropicErrorBody(SERVER_ERROR, "api_error"),
+        brokenEvent: `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}\n\n`,
+        brokenBody: '{"id":"msg_broken","type":"message","role":"assistant","content":[{"type":"text","text":"x"',
+        emptyEvents: () => [anthropicEvent({ type: "ping" })],
+        emptyBody: () => ({ id: "msg_empty", type: "message", role: "assistant", model: String(request.body?.model ?? "") }),
+        endlessStart: () => anthropicEvents({ content: "x" }, request, state.thinking).slice(0, 3).join(""),
+        endlessDelta: (chars) => anthropicEvent({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "x".repeat(chars) } }),
+        endlessBodyStart: '{"id":"msg_endless","type":"message","role":"assistant","content":[',
+      };
+    case "responses": {
+      const sequence = { n: 1000 };
+      return {
+        events: (step) => responsesEvents(step, request, state.reasoning),
+        body: (step) => responsesBody(step, request, state.reasoning),
+        errorEvent: () => responsesEvent({ type: "error", code: "server_error", message: SERVER_ERROR, param: null }, sequence),
+        errorBody: () => ({ error: { message: SERVER_ERROR, type: "server_error", param: null, code: "server_error" } }),
+        brokenEvent: `event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"x"\n\n`,
+        brokenBody: '{"id":"resp_broken","object":"response","status":"completed","output":[{"type":"message"',
+        emptyEvents: () => [responsesEvent({ type: "response.completed", response: responseEnvelope(request, { status: "completed", output: [] }) }, sequence)],
+        emptyBody: () => responseEnvelope(request, { status: "completed", output: [] }),
+        endlessStart: () => responsesEvents({ content: "x" }, request, state.reasoning).slice(0, 5).join(""),
+        endlessDelta: (chars) => responsesEvent({ type: "response.output_text.delta", item_id: "msg_endless", output_index: 0, content_index: 0, delta: "x".repeat(chars), logprobs: [] }, sequence),
+        endlessBodyStart: '{"id":"resp_endless","object":"response","output":[',
+      };
+    }
+  }
+}
+
+function sendReply(step: ReplyStep, request: RecordedRequest, res: ServerResponse, compression: ContentCoding | undefined, render: Renderer): void {
   const acceptEncoding = request.headers["accept-encoding"];
   if (wantsStream(request)) {
     const body = openReplyBody(res, { headers: SSE_HEADERS, stream: true }, compression, acceptEncoding);
-    for (const event of replyEvents(step, request)) body.write(event);
+    for (const event of render.events(step)) body.write(event);
     body.end();
     return;
   }
-  openReplyBody(res, { headers: { "content-type": "application/json" }, stream: false }, compression, acceptEncoding).end(JSON.stringify(completionBody(step, request)));
+  openReplyBody(res, { headers: { "content-type": "application/json" }, stream: false }, compression, acceptEncoding).end(JSON.stringify(render.body(step)));
 }
 
-function playBrokenResponse(step: BrokenResponseFault, request: RecordedRequest, req: IncomingMessage, res: ServerResponse): void {
+function playBrokenResponse(step: BrokenResponseFault, request: RecordedRequest, req: IncomingMessage, res: ServerResponse, render: Renderer): void {
   const reply = step.reply ?? { content: "a partial answer that must never be taken for the answer" };
   switch (step.fault) {
     case "reset":
@@ -441,7 +473,7 @@ function playBrokenResponse(step: BrokenResponseFault, request: RecordedRequest,
       return;
     case "cut":
     case "stall": {
-      const partial = partialBody(reply, request, step.afterEvents ?? 2);
+      const partial = partialBody(reply, request, step.afterEvents ?? 2, render);
       if (wantsStream(request)) startSse(res);
       else res.writeHead(200, { "content-type": "application/json", "content-length": String(partial.fullLength) });
       res.write(partial.text);
@@ -451,11 +483,11 @@ function playBrokenResponse(step: BrokenResponseFault, request: RecordedRequest,
     case "malformed-sse":
       if (wantsStream(request)) {
         startSse(res);
-        const [first] = replyEvents(reply, request);
-        res.end(`${first ?? ""}data: {"id":"chatcmpl-broken","choices":[{"index":0,"delta":{"content":"x"}\n\ndata: [DONE]\n\n`);
+        const [first] = render.events(reply);
+        res.end(`${first ?? ""}${render.brokenEvent}`);
       } else {
         res.writeHead(200, { "content-type": "application/json" });
-        res.end('{"id":"chatcmpl-broken","choices":[{"index":0,"message":{"role":"assistant","content":"x"');
+        res.end(render.brokenBody);
       }
       return;
     case "not-json":
@@ -463,40 +495,36 @@ function playBrokenResponse(step: BrokenResponseFault, request: RecordedRequest,
       res.end("<html><body><h1>502 Bad Gateway</h1></body></html>");
       return;
     case "error-event": {
-      const error = { error: { message: "The server had an error while processing your request.", type: "server_error", param: null, code: null } };
       if (wantsStream(request)) {
         startSse(res);
-        res.end(replyEvents(reply, request).slice(0, step.afterEvents ?? 2).join("") + sse(error));
+        res.end(render.events(reply).slice(0, step.afterEvents ?? 2).join("") + render.errorEvent());
       } else {
         res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify(error));
+        res.end(JSON.stringify(render.errorBody()));
       }
       return;
     }
     case "no-choices":
       if (wantsStream(request)) {
         startSse(res);
-        res.write(sse({ ...chunkEnvelope(request), choices: [] }));
-        res.end(sse("[DONE]"));
+        res.end(render.emptyEvents().join(""));
       } else {
         res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify({ ...completionEnvelope(request), choices: [] }));
+        res.end(JSON.stringify(render.emptyBody()));
       }
       return;
   }
 }
 
-function playEndless(step: EndlessFault, request: RecordedRequest, res: ServerResponse): void {
+function playEndless(step: EndlessFault, request: RecordedRequest, res: ServerResponse, render: Renderer): void {
   let piece: string;
   if (wantsStream(request)) {
     startSse(res);
-    const [first] = replyEvents({ content: "" }, request);
-    res.write(first ?? "");
-    const delta = sse({ ...chunkEnvelope(request), choices: [{ index: 0, delta: { content: "x".repeat(Math.max(1, step.deltaChars ?? 1)) }, finish_reason: null }] });
-    piece = step.send === "delta" ? delta : ": keep-alive\n\n";
+    res.write(render.endlessStart());
+    piece = step.send === "delta" ? render.endlessDelta(Math.max(1, step.deltaChars ?? 1)) : ": keep-alive\n\n";
   } else {
     res.writeHead(200, { "content-type": "application/json" });
-    res.write(`{"id":"chatcmpl-endless","object":"chat.completion","choices":[`);
+    res.write(render.endlessBodyStart);
     piece = " ".repeat(Math.max(1, step.send === "delta" ? (step.deltaChars ?? 1) : 1));
   }
   const timer = setInterval(() => res.write(piece), step.everyMs ?? 50);
@@ -504,12 +532,12 @@ function playEndless(step: EndlessFault, request: RecordedRequest, res: ServerRe
 }
 
 /** The first events of a stream (or the first half of a JSON body) for `cut` and `stall`. */
-function partialBody(reply: ReplyStep, request: RecordedRequest, afterEvents: number): { text: string; fullLength: number } {
+function partialBody(reply: ReplyStep, request: RecordedRequest, afterEvents: number, render: Renderer): { text: string; fullLength: number } {
   if (wantsStream(request)) {
-    const events = replyEvents(reply, request);
+    const events = render.events(reply);
     return { text: events.slice(0, afterEvents).join(""), fullLength: 0 };
   }
-  const full = JSON.stringify(completionBody(reply, request));
+  const full = JSON.stringify(render.body(reply));
   return { text: full.slice(0, Math.floor(full.length / 2)), fullLength: Buffer.byteLength(full) };
 }
 
@@ -587,11 +615,6 @@ function completionBody(step: ReplyStep, request: RecordedRequest) {
   };
 }
 
-function pieces(text: string, size: number): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
-  return out;
-}
 
 /** The SSE events of a streamed reply, each a complete `data: …\n\n` string. */
 function replyEvents(step: ReplyStep, request: RecordedRequest): string[] {

@@ -10,6 +10,7 @@ import { INTERRUPTED_TOOL_RESULT } from "../../src/runtime/loop/interrupted-tool
 import { httpError, modelNotFound, startScriptedServer } from "../../src/scripted-server/scripted-server.js";
 import { cliEnv, projectRoot, readTranscriptLines, runCliInProcess, SENTINEL_KEY, tempDir, useCliFixture, writeFixtureSchemas, type CliRun } from "./support.js";
 import type { ChatMessage } from "../../src/runtime/loop/messages.js";
+import { chatWireMessage } from "../../src/runtime/loop/provider-parts.js";
 
 const fx = useCliFixture();
 beforeEach(() => fx.server.setScript([]));
@@ -52,9 +53,12 @@ describe("one prompt", () => {
     expect(fx.server.requests.map((r) => r.violations)).toEqual([[], []]);
     // The tools list was byte-identical on both requests (the server flags any change within a conversation).
     expect(fx.server.requests.flatMap((r) => r.flags)).toEqual([]);
-    // The transcript is exactly the last request's messages plus the answer.
+    // The transcript is exactly the last request's messages plus the answer, and records each result's
+    // outcome when it was not ok (which Chat Completions is not sent).
     transcriptText(transcript);
-    expect(readTranscriptLines(transcript)).toEqual([...lastRequestMessages(), { role: "assistant", content: "The answer." }]);
+    const lines = readTranscriptLines(transcript);
+    expect(lines.map(chatWireMessage)).toEqual([...lastRequestMessages(), { role: "assistant", content: "The answer." }]);
+    expect(lines.filter((line) => line.role === "tool").map((line) => line.status)).toEqual([undefined, "tool_error"]);
   });
 
   it("masks the key wherever it could surface: a .env read from the workspace, the answer, the transcript", async () => {

@@ -4,8 +4,8 @@ import { expect, it } from "vitest";
 import { DEMO_ANSWER } from "../../src/demo/demo-script.js";
 import { projectRoot } from "./support.js";
 
-it("npm run demo: the real CLI recovers from every scripted mistake, says the model is scripted, and answers", async () => {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(projectRoot, "scripts/demo.ts")], {
+it.each([[[]], [["--provider", "anthropic"]], [["--provider", "responses"]]])("npm run demo %j: the real CLI recovers from every scripted mistake, says the model is scripted, and answers", async (flags: string[]) => {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(projectRoot, "scripts/demo.ts"), ...flags], {
     cwd: projectRoot,
     env: { PATH: process.env.PATH, NO_COLOR: "1" },
     stdio: ["ignore", "pipe", "pipe"],

@@ -30,6 +30,13 @@ export const CONTEXT_LENGTH_WORDINGS: readonly { provider: string; pattern: RegE
   // LM Studio's newer wording: "The number of tokens to keep from the initial prompt is greater than the
   // context length (n_keep: N>= n_ctx: M). Try to load the model with a larger context length, …"
   { provider: "LM Studio (newer)", pattern: /tokens to keep from the initial prompt is greater than the context length/i },
+  // Anthropic: "prompt is too long: 208310 tokens > 200000 maximum"
+  { provider: "Anthropic", pattern: /prompt is too long: \d+ tokens > \d+ maximum/i },
+  // Anthropic, when the input fits but not with max_tokens (and a smaller max_tokens would not help):
+  // "input length and `max_tokens` exceed context limit: 188240 + 21333 > 200000, decrease input length or `max_tokens` and try again"
+  { provider: "Anthropic (max_tokens)", pattern: /input length and `?max_tokens`? exceed context limit/i },
+  // OpenAI's Responses API (in `response.failed` and `error` events too): "Your input exceeds the context window of this model. …"
+  { provider: "OpenAI Responses", pattern: /input exceeds the context window of this model/i },
 ];
 
 export interface EndpointRefusal {

@@ -315,7 +315,9 @@ function toolCallsOf(message: AssistantMessage): readonly ToolCall[] {
 }
 
 function toolMessage(call: ToolCall, result: ToolCallResult): ToolMessage {
-  return { role: "tool", tool_call_id: call.id, content: result.content };
+  const message: ToolMessage = { role: "tool", tool_call_id: call.id, content: result.content };
+  if (result.status !== "ok") message.status = result.status;
+  return message;
 }
 
 async function runOneToolCall(call: ToolCall, info: ToolCallInfo, maxResultChars: number, options: AgentOptions): Promise<ToolCallResult> {

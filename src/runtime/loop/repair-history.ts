@@ -6,7 +6,8 @@
  *
  * What is repaired, each counted so the user is told:
  * - fields the API does not take (`name`, `refusal`, `parsed`, `annotations`, a tool call's `index`…) are
- *   removed: a message keeps `role`, `content` and `tool_calls` / `tool_call_id` only;
+ *   removed: a message keeps `role`, `content` and `tool_calls` / `tool_call_id` only (and the history's
+ *   own `parts` / `status`, which the Chat Completions requester never sends);
  * - a tool call with an empty or repeated id is dropped (no result could be matched to it), a tool call
  *   without a name gets `missing_tool_name` (as the model client names one);
  * - a tool result that answers no call of the assistant message before it, or answers one twice, is
@@ -122,9 +123,11 @@ function cleanMessage(message: ChatMessage, notes: RepairNotes): ChatMessage {
     case "user":
       return { role: message.role, content: message.content };
     case "tool":
-      return { role: "tool", tool_call_id: message.tool_call_id, content: message.content };
-    case "assistant":
-      return "tool_calls" in message ? repairCalls(message, notes) : { role: "assistant", content: message.content };
+      return { role: "tool", tool_call_id: message.tool_call_id, content: message.content, ...(message.status !== undefined ? { status: message.status } : {}) };
+    case "assistant": {
+      const repaired: AssistantMessage = "tool_calls" in message ? repairCalls(message, notes) : { role: "assistant", content: message.content };
+      return message.parts !== undefined ? { ...repaired, parts: message.parts } : repaired;
+    }
   }
 }
 
@@ -137,8 +140,8 @@ function stripCall(call: ToolCall, notes: RepairNotes): ToolCall {
 const KEPT_FIELDS: Record<ChatMessage["role"], readonly string[]> = {
   system: ["role", "content"],
   user: ["role", "content"],
-  assistant: ["role", "content", "tool_calls"],
-  tool: ["role", "tool_call_id", "content"],
+  assistant: ["role", "content", "tool_calls", "parts"],
+  tool: ["role", "tool_call_id", "content", "status"],
 };
 
 type IdRepair = "orphan" | "duplicate" | "interrupted" | "bad_id";

@@ -1,6 +1,7 @@
 /**
- * The transcript: one JSON line per chat message, exactly the message the API receives, appended as soon
- * as the message exists, and one line per compaction (src/runtime/compaction/compaction-record.ts). Each line is written with a single write call on a file opened for appending,
+ * The transcript: one JSON line per chat message, exactly the message the history holds (for Chat
+ * Completions, what the API receives; provider parts and a result's status ride along, see messages.ts),
+ * appended as soon as the message exists, and one line per compaction (src/runtime/compaction/compaction-record.ts). Each line is written with a single write call on a file opened for appending,
  * so a killed process loses at most the line in flight, and that line is at worst torn (cut short).
  */
 import { closeSync, constants, writeSync } from "node:fs";
@@ -8,6 +9,7 @@ import { lastByte, NotRegularFileError, openRegularFile, readRegularFile } from 
 import { applyCompaction, isCompactionRecord } from "../compaction/compaction-record.js";
 import type { MessageSink } from "./agent.js";
 import type { ChatMessage } from "./messages.js";
+import { isProviderPart, isToolResultStatus } from "./provider-parts.js";
 import { repairHistory } from "./repair-history.js";
 
 export interface TranscriptWriter extends MessageSink {
@@ -123,6 +125,7 @@ function chatMessageProblem(value: unknown): string | undefined {
       return typeof message.content === "string" ? undefined : `a ${message.role} message needs string content`;
     case "tool":
       if (typeof message.tool_call_id !== "string") return "a tool message needs a string tool_call_id";
+      if (message.status !== undefined && !isToolResultStatus(message.status)) return `unknown tool result status ${JSON.stringify(message.status)}`;
       return typeof message.content === "string" ? undefined : "a tool message needs string content";
     case "assistant":
       return assistantProblem(message);
@@ -132,6 +135,9 @@ function chatMessageProblem(value: unknown): string | undefined {
 }
 
 function assistantProblem(message: Record<string, unknown>): string | undefined {
+  if (message.parts !== undefined && !(Array.isArray(message.parts) && message.parts.every(isProviderPart))) {
+    return "parts must be an array of { provider: \"anthropic\", block } or { provider: \"responses\", item } objects";
+  }
   if (message.tool_calls === undefined) {
     return typeof message.content === "string" ? undefined : "an assistant message without tool_calls needs string content";
   }

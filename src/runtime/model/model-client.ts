@@ -15,27 +15,22 @@
 import OpenAI from "openai";
 import type { ChatCompletionCreateParams, ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
 import { isRecord, StreamAssembler, type RawTurn } from "./assemble-stream.js";
-import { displayURL, ModelRequestError, oneLine, toModelRequestError, type ModelErrorKind } from "./model-errors.js";
+import { displayURL, ModelRequestError, oneLine, toModelRequestError } from "./model-errors.js";
 import { normalizeTurn, rawTurnFromCompletion } from "./normalize-turn.js";
+import { chatWireMessage } from "../loop/provider-parts.js";
 import type { ModelTurn, TurnRequest, TurnRequester } from "../loop/types.js";
-import { clampTimerMs } from "../../shared/timer-limit.js";
-import { createWatchedFetch, endedWithDone, newRequestWatch, watchedFetchOptions, type RequestWatch } from "./watched-fetch.js";
+import { resendingRequester, sdkTransport, type SdkTransportOptions, type TurnRequesterSettings } from "./resending-requester.js";
+import { endedWithDone, watchedFetchOptions, type RequestWatch } from "./watched-fetch.js";
 
-/** One retry about to happen, for progress output. */
-export interface RetryInfo {
-  /** `sdk`: the SDK retries a failed HTTP attempt; `broken_response`: this client resends after a broken body. */
-  by: "sdk" | "broken_response";
-  /** 1-based number of this retry within its layer. */
-  attempt: number;
-  /** The most retries that layer makes for one request. */
-  maxAttempts: number;
-  kind: ModelErrorKind;
-  status?: number;
-  /** What went wrong, one line, e.g. `HTTP 429 Too Many Requests` or `timeout: … sent nothing for 15 s …`. */
-  reason: string;
-  /** The wait the server asked for, when it did (otherwise the SDK's backoff applies). */
-  delayMs?: number;
-}
+export type { RetryInfo, TurnRequesterSettings } from "./resending-requester.js";
+export {
+  DEFAULT_BROKEN_RESPONSE_RETRIES,
+  DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_MAX_RETRIES,
+  DEFAULT_RESPONSE_TIMEOUT_MS,
+  DEFAULT_TIMEOUT_MS,
+} from "./resending-requester.js";
 
 /**
  * Where requests go: a key and an endpoint, or an `openai` client a program already has (its key,
@@ -50,114 +45,45 @@ export type TurnRequesterTarget =
     }
   | { client: OpenAI; apiKey?: never; baseURL?: never };
 
-export type TurnRequesterOptions = TurnRequesterTarget & TurnRequesterSettings;
-
-export interface TurnRequesterSettings {
-  /** SDK retries per HTTP request (429/5xx/connection). Default 3; at least 2 is recommended. */
-  maxRetries?: number;
-  /** How long the SDK waits for response headers (a non-streamed response: for the whole generation). Default 10 min. */
-  timeoutMs?: number;
-  /** Longest silence allowed inside a response body, reset on every chunk. Default 15 s. */
-  idleTimeoutMs?: number;
-  /** Longest a response body may take from its headers to its end, however steadily it arrives. Default 10 min. */
-  responseTimeoutMs?: number;
-  /** Most bytes one response body may have (a stream that grows without end is cut here). Default 8 MiB. */
-  maxResponseBytes?: number;
-  /** Resends of a request whose response broke after its headers. Default 2. */
-  brokenResponseRetries?: number;
-  onRetry?: (info: RetryInfo) => void;
-}
-
-export const DEFAULT_MAX_RETRIES = 3;
-export const DEFAULT_TIMEOUT_MS = 600_000;
-export const DEFAULT_IDLE_TIMEOUT_MS = 15_000;
-export const DEFAULT_RESPONSE_TIMEOUT_MS = 600_000;
-/** Far above any real completion (128k tokens of output are about 0.5 MB), and parsed by the SDK in about 3 s. */
-export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
-export const DEFAULT_BROKEN_RESPONSE_RETRIES = 2;
+export type TurnRequesterOptions = TurnRequesterTarget & TurnRequesterSettings & {
+  /** Most tokens one answer may take (`max_completion_tokens`); default: not sent, the endpoint's own limit. */
+  maxTokens?: number;
+};
 
 export function createTurnRequester(options: TurnRequesterOptions): TurnRequester {
-  const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
-  // Durations past what a Node.js timer holds would fire at once: clamped, they mean "no limit".
-  const idleTimeoutMs = clampTimerMs(options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS);
-  const responseTimeoutMs = clampTimerMs(options.responseTimeoutMs ?? DEFAULT_RESPONSE_TIMEOUT_MS);
-  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-  const brokenResponseRetries = options.brokenResponseRetries ?? DEFAULT_BROKEN_RESPONSE_RETRIES;
-  const report = (info: RetryInfo) => {
-    try {
-      options.onRetry?.(info);
-    } catch {
-      // Progress reporting must not break a request.
-    }
-  };
-  const clientOptions = {
-    maxRetries,
-    timeout: clampTimerMs(options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
-    // The SDK would print unparsable SSE lines to the console; failures reach the user as typed errors instead.
-    logLevel: "off" as const,
-    fetch: createWatchedFetch({
-      idleTimeoutMs,
-      responseTimeoutMs,
-      maxResponseBytes,
-      maxRetries,
-      onSdkRetry: (retry) =>
-        report({
-          by: "sdk",
-          attempt: retry.retry,
-          maxAttempts: retry.maxRetries,
-          kind: retry.kind,
-          reason: retry.reason,
-          ...(retry.status !== undefined ? { status: retry.status } : {}),
-          ...(retry.delayMs !== undefined ? { delayMs: retry.delayMs } : {}),
-        }),
-    }),
-  };
-  const client = options.client
-    ? options.client.withOptions(clientOptions)
-    : new OpenAI({ apiKey: options.apiKey, ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}), ...clientOptions });
-  // The SDK types it nullable (a key may come from a function): no key means nothing to mask.
+  const transport = sdkTransport(options);
+  const client = openAIClient(options, transport.clientOptions);
   const apiKey = client.apiKey ?? "";
   const baseURL = displayURL(client.baseURL);
-
-  return async (request) => {
-    for (let resend = 0; ; resend += 1) {
-      const watch = newRequestWatch(request.signal);
-      // The SDK adds an abort listener to the signal it is given and never removes it: given the run's
-      // signal, a long run would pile up one per request. It gets one of its own, dropped with the request.
-      const requestAbort = new AbortController();
-      try {
-        const work = requestOnce(client, request, requestAbort.signal, watch, baseURL);
-        return await untilAborted(work, request.signal, requestAbort);
-      } catch (error) {
-        const failure = toModelRequestError(error, {
-          baseURL,
-          apiKey,
-          userAborted: request.signal.aborted,
-          attempts: watch.attempts,
-          ...(watch.cut !== undefined ? { cut: watch.cut } : {}),
-        });
-        const brokenBody = watch.responded || watch.cut !== undefined;
-        if (!brokenBody || !failure.retryable || failure.kind === "aborted" || resend >= brokenResponseRetries) throw failure;
-        report({
-          by: "broken_response",
-          attempt: resend + 1,
-          maxAttempts: brokenResponseRetries,
-          kind: failure.kind,
-          reason: failure.message,
-          ...(failure.status !== undefined ? { status: failure.status } : {}),
-        });
-      } finally {
-        watch.stopBodyTimers();
-      }
-    }
-  };
+  return resendingRequester(
+    {
+      requestOnce: (request, signal, watch) => requestOnce(client, request, signal, watch, baseURL, options.maxTokens),
+      toError: (error, failure) => toModelRequestError(error, { baseURL, apiKey, ...failure }),
+    },
+    transport,
+  );
 }
 
-async function requestOnce(client: OpenAI, request: TurnRequest, signal: AbortSignal, watch: RequestWatch, baseURL: string): Promise<ModelTurn> {
+/** The `openai` client for a target: the program's own (retries, timeout and fetch replaced) or a new one. */
+export function openAIClient(target: TurnRequesterTarget, clientOptions: SdkTransportOptions): OpenAI {
+  return target.client
+    ? target.client.withOptions(clientOptions)
+    : new OpenAI({ apiKey: target.apiKey, ...(target.baseURL !== undefined ? { baseURL: target.baseURL } : {}), ...clientOptions });
+}
+
+async function requestOnce(
+  client: OpenAI,
+  request: TurnRequest,
+  signal: AbortSignal,
+  watch: RequestWatch,
+  baseURL: string,
+  maxTokens: number | undefined,
+): Promise<ModelTurn> {
   const body = {
     model: request.model,
-    messages: [...request.messages] satisfies ChatCompletionMessageParam[],
+    messages: request.messages.map(chatWireMessage) as ChatCompletionMessageParam[],
     ...(request.tools.length > 0 ? { tools: [...request.tools] satisfies ChatCompletionTool[] } : {}),
+    ...(maxTokens !== undefined ? { max_completion_tokens: maxTokens } : {}),
   } satisfies ChatCompletionCreateParams;
   const raw = request.stream
     ? await streamedTurn(client, body, request, signal, watch, baseURL)
@@ -165,7 +91,7 @@ async function requestOnce(client: OpenAI, request: TurnRequest, signal: AbortSi
   return normalizeTurn(raw);
 }
 
-type BaseBody = Pick<ChatCompletionCreateParams, "model" | "messages" | "tools">;
+type BaseBody = Pick<ChatCompletionCreateParams, "model" | "messages" | "tools" | "max_completion_tokens">;
 
 async function streamedTurn(
   client: OpenAI,
@@ -216,27 +142,6 @@ async function plainTurn(client: OpenAI, body: BaseBody, signal: AbortSignal, wa
   const raw = rawTurnFromCompletion(choices[0], completion.usage);
   if (raw === undefined) throw malformed(`malformed response from ${baseURL}: its first choice holds no message`);
   return raw;
-}
-
-/**
- * Settles with `work`, or rejects as soon as `signal` aborts: the SDK sleeps between retries without
- * watching the signal, and Ctrl-C must not wait for a backoff. What `work` does afterwards is ignored.
- * `request` (the signal the SDK was given) is aborted with it, and `signal` keeps no listener afterwards.
- */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal, request: AbortController): Promise<T> {
-  if (signal.aborted) {
-    request.abort(signal.reason);
-    work.catch(() => undefined);
-    return Promise.reject(new Error("aborted"));
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => {
-      request.abort(signal.reason);
-      reject(new Error("aborted"));
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
 }
 
 function malformed(message: string): ModelRequestError {

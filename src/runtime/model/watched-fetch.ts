@@ -64,6 +64,8 @@ export interface WatchedFetchOptions extends BodyLimits {
   /** The SDK's `maxRetries`, to tell whether a failed attempt will be retried. */
   maxRetries: number;
   onSdkRetry(retry: SdkRetry): void;
+  /** What sends the request: the transport of node-http-fetch.ts unless given (the cassette recorder wraps it). */
+  transport?: typeof fetch;
 }
 
 const WATCH = Symbol("sigloop.requestWatch");
@@ -82,9 +84,10 @@ export function newRequestWatch(userSignal: AbortSignal): RequestWatch {
 }
 
 export function createWatchedFetch(options: WatchedFetchOptions): typeof fetch {
+  const transport = options.transport ?? nodeHttpFetch;
   return async (input, init) => {
     const watch = watchOf(init);
-    if (watch === undefined) return nodeHttpFetch(input, init);
+    if (watch === undefined) return transport(input, init);
     watch.attempts += 1;
     watch.responded = false;
     const willRetry = () => !watch.userSignal.aborted && watch.attempts <= options.maxRetries;
@@ -92,7 +95,7 @@ export function createWatchedFetch(options: WatchedFetchOptions): typeof fetch {
 
     let response: Response;
     try {
-      response = await nodeHttpFetch(input, init);
+      response = await transport(input, init);
     } catch (error) {
       if (willRetry()) {
         const timedOut = init?.signal?.aborted === true;

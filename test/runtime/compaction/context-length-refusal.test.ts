@@ -43,6 +43,13 @@ const REFUSALS: Array<{ provider: string; code?: string; type?: string; message:
     provider: "LM Studio (newer)",
     message: "The number of tokens to keep from the initial prompt is greater than the context length (n_keep: 13055>= n_ctx: 4096). Try to load the model with a larger context length, or provide a shorter input.",
   },
+  { provider: "Anthropic", type: "invalid_request_error", message: "prompt is too long: 208310 tokens > 200000 maximum" },
+  {
+    provider: "Anthropic (max_tokens)",
+    type: "invalid_request_error",
+    message: "input length and `max_tokens` exceed context limit: 199000 + 21333 > 200000, decrease input length or `max_tokens` and try again",
+  },
+  { provider: "OpenAI Responses", message: "Your input exceeds the context window of this model. Please adjust your input and try again." },
 ];
 
 describe("a provider's refusal of a request as too long", () => {

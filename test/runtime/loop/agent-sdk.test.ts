@@ -1,19 +1,20 @@
 /**
- * The loop through the real stack: the `openai` SDK client, the real executor with the fixture tools, and
- * the strict scripted server (400 on any history a picky gateway refuses).
+ * The loop through the real stack, on every dialect: the real SDK client (`openai` for Chat Completions
+ * and Responses, `@anthropic-ai/sdk` for Anthropic Messages), the real executor with the fixture tools,
+ * and the strict scripted server (400 on any history a picky gateway refuses).
  */
 import path from "node:path";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgent, type AgentOptions } from "../../../src/runtime/loop/agent.js";
 import type { AgentEvent } from "../../../src/runtime/loop/agent-events.js";
 import { loadSchemas } from "../../../src/runtime/execution/load-schemas.js";
-import { createTurnRequester } from "../../../src/runtime/model/model-client.js";
 import { createToolExecutor } from "../../../src/runtime/execution/tool-executor.js";
 import type { ToolExecutor } from "../../../src/runtime/loop/types.js";
 import { SENTINEL_API_KEY } from "../../support/sentinel-key.js";
 import { startScriptedServer, type ScriptedServer } from "../../../src/scripted-server/scripted-server.js";
 import { tempDir, writeFixtureSchemas } from "../../cli/support.js";
 import { historyProblems } from "./fakes.js";
+import { DIALECTS } from "../model-client/harness.js";
 
 let server: ScriptedServer;
 let executor: ToolExecutor;
@@ -27,10 +28,14 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
+/** Arguments `""` reach history as they came, but Anthropic's `tool_use.input` is always an object: `{}`. */
+const EMPTY_ARGUMENTS = { chat: "", anthropic: "{}", responses: "" };
+
+describe.each(DIALECTS)("$name", (dialect) => {
 function agent(extra: Partial<AgentOptions> = {}) {
   const events: AgentEvent[] = [];
   const created = createAgent({
-    requestTurn: createTurnRequester({ apiKey: SENTINEL_API_KEY, baseURL: server.baseURL, maxRetries: 2, idleTimeoutMs: 2_000 }),
+    requestTurn: dialect.create({ apiKey: SENTINEL_API_KEY, baseURL: dialect.endpoint(server), maxRetries: 2, idleTimeoutMs: 2_000 }),
     executor,
     model: "scripted",
     systemPrompt: "sys",
@@ -80,7 +85,7 @@ it("parallel calls streamed in small chunks with provider quirks: each answered 
     content: "Working.",
     tool_calls: [
       { id: "p1", type: "function", function: { name: "echo", arguments: '{"text":"one"}' } },
-      { id: "p2", type: "function", function: { name: "fail", arguments: "" } },
+      { id: "p2", type: "function", function: { name: "fail", arguments: EMPTY_ARGUMENTS[dialect.name] } },
     ],
   });
   // Arguments sent as an object are sent back as their JSON string.
@@ -125,4 +130,5 @@ it("aborting mid-stream ends `interrupted` with only the prompt added", async ()
   controller.abort();
   expect((await running).kind).toBe("interrupted");
   expect(a.messages.map((m) => m.role)).toEqual(["system", "user"]);
+});
 });

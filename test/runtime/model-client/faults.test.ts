@@ -1,14 +1,27 @@
 /**
- * Issue 5's fault matrix at the client: every fault either recovers or ends in a typed error whose message
- * says what happened, never a hang, and never streamed text taken for the answer.
+ * The fault matrix at the client, on every dialect (Chat Completions, Anthropic Messages, Responses): every
+ * fault either recovers or ends in a typed error whose message says what happened, never a hang, and
+ * never streamed text taken for the answer.
  */
 import { describe, expect, it } from "vitest";
 import { describeModelError } from "../../../src/runtime/model/model-errors.js";
 import { httpError, modelNotFound, startScriptedServer, type BrokenResponseFault, type ScriptStep } from "../../../src/scripted-server/scripted-server.js";
-import { API_KEY, RETRY_NOW, requestTurn, useScriptedServer } from "./harness.js";
+import { API_KEY, DIALECTS, RETRY_NOW, requestTurnIn, useScriptedServer } from "./harness.js";
 
 const ctx = useScriptedServer();
 const ANSWER: ScriptStep = { content: "the real answer" };
+
+/** How each dialect's server words the same refusals. */
+const WORDING = {
+  chat: { unauthorized: /^HTTP 401 from .*: Incorrect API key provided/, missingModel: "missing required parameter: 'model'", eventsBeforeText: 1 },
+  anthropic: { unauthorized: /^HTTP 401 from .*: invalid x-api-key/, missingModel: "model: Field required", eventsBeforeText: 3 },
+  responses: { unauthorized: /^HTTP 401 from .*: Incorrect API key provided/, missingModel: "Missing required parameter: 'model'.", eventsBeforeText: 4 },
+};
+
+describe.each(DIALECTS)("$name", (dialect) => {
+const requestTurn = requestTurnIn(dialect);
+const endpoint = () => dialect.endpoint(ctx.server);
+const wording = WORDING[dialect.name];
 
 describe.each([
   ["streaming", true],
@@ -27,7 +40,7 @@ describe.each([
       const run = await requestTurn(ctx.server, [limited, limited, limited], stream);
       expect(run.requestCount).toBe(3);
       expect(run.error).toMatchObject({ kind: "http", status: 429, retryable: true });
-      expect(run.error?.message).toBe(`HTTP 429 from ${ctx.server.baseURL}: Rate limit reached for requests (after 3 attempts)`);
+      expect(run.error?.message).toBe(`HTTP 429 from ${endpoint()}: Rate limit reached for requests (after 3 attempts)`);
       expect(run.error?.hint).toMatch(/rate limit/i);
     });
 
@@ -59,8 +72,8 @@ describe.each([
       const run = await requestTurn(ctx.server, () => ANSWER, stream, { options: { apiKey: `${API_KEY}-wrong` } });
       expect(run.requestCount).toBe(1);
       expect(run.error).toMatchObject({ kind: "http", status: 401, retryable: false });
-      expect(run.error?.message).toMatch(/^HTTP 401 from .*: Incorrect API key provided/);
-      expect(run.error?.hint).toContain("OPENAI_API_KEY");
+      expect(run.error?.message).toMatch(wording.unauthorized);
+      expect(run.error?.hint).toContain(dialect.keyVariable);
       expect(describeModelError(run.error!)).not.toContain(API_KEY);
       expect(describeModelError(run.error!)).not.toContain("0123456789abcdef");
     });
@@ -76,7 +89,7 @@ describe.each([
     it("400 from a strict gateway is reported with its message", async () => {
       const run = await requestTurn(ctx.server, [ANSWER], stream, { request: { model: "" } });
       expect(run.error).toMatchObject({ kind: "http", status: 400, retryable: false });
-      expect(run.error?.message).toContain("missing required parameter: 'model'");
+      expect(run.error?.message).toContain(wording.missingModel);
     });
   });
 
@@ -84,10 +97,10 @@ describe.each([
     it("connection refused: could not connect, to which URL, and the variable to check", async () => {
       const gone = await startScriptedServer({ script: [] });
       await gone.close();
-      const run = await requestTurn(ctx.server, [], stream, { options: { baseURL: gone.baseURL, maxRetries: 1 } });
+      const run = await requestTurn(ctx.server, [], stream, { options: { baseURL: dialect.endpoint(gone), maxRetries: 1 } });
       expect(run.error).toMatchObject({ kind: "connection", retryable: true });
-      expect(run.error?.message).toBe(`could not connect to ${gone.baseURL}: connection refused (after 2 attempts)`);
-      expect(run.error?.hint).toContain("OPENAI_BASE_URL");
+      expect(run.error?.message).toBe(`could not connect to ${dialect.endpoint(gone)}: connection refused (after 2 attempts)`);
+      expect(run.error?.hint).toContain(dialect.baseVariable);
       expect(run.retries).toMatchObject([{ by: "sdk", kind: "connection", reason: "connection refused" }]);
     });
 
@@ -101,7 +114,7 @@ describe.each([
       const run = await requestTurn(ctx.server, () => ({ fault: "reset" }), stream, { options: { maxRetries: 1 } });
       expect(run.requestCount).toBe(2);
       expect(run.error).toMatchObject({ kind: "connection", retryable: true });
-      expect(run.error?.message).toBe(`the connection to ${ctx.server.baseURL} failed before a response: connection reset (after 2 attempts)`);
+      expect(run.error?.message).toBe(`the connection to ${endpoint()} failed before a response: connection reset (after 2 attempts)`);
     });
   });
 
@@ -112,7 +125,7 @@ describe.each([
       ["malformed-sse", "malformed", /malformed response from .*: not valid JSON \/ SSE/],
       ["not-json", "malformed", /malformed response from .*(not valid JSON|expected an SSE stream)/],
       ["no-choices", "no_choices", /^no choices/],
-      ["error-event", "http", /^the API (reported an error in the middle of its response|answered with an error instead of a completion): The server had an error/],
+      ["error-event", "http", /^the API (reported an error in the middle of its response|answered with an error instead of a (completion|message|response)): The server had an error/],
     ];
 
     it.each(cases)("%s once: recovered with the next response, the retry reported", async (fault, kind) => {
@@ -171,7 +184,8 @@ describe.each([
 
 describe("streaming only", () => {
   it("text streamed before a cut reaches onText but the turn is the resent response", async () => {
-    const run = await requestTurn(ctx.server, [{ fault: "cut", reply: { content: "PARTIAL-TEXT-SHOWN-ONLY", stream: { chunkSize: 4 } }, afterEvents: 4 }, ANSWER], true);
+    const afterEvents = wording.eventsBeforeText + 3;
+    const run = await requestTurn(ctx.server, [{ fault: "cut", reply: { content: "PARTIAL-TEXT-SHOWN-ONLY", stream: { chunkSize: 4 } }, afterEvents }, ANSWER], true);
     expect(run.text.join("")).toContain("PART");
     expect(run.turn?.message).toEqual({ role: "assistant", content: "the real answer" });
   });
@@ -181,4 +195,5 @@ describe("streaming only", () => {
     expect(run.turn?.message.content).toBe("the real answer");
     expect(run.retries).toMatchObject([{ by: "sdk", kind: "timeout", reason: expect.stringContaining("timeout") }]);
   });
+});
 });

@@ -1,6 +1,12 @@
-/** One scripted server per test file and a requester with test-sized timeouts aimed at it. */
+/**
+ * One scripted server per test file and a requester with test-sized timeouts aimed at it, in any of the
+ * three dialects (`DIALECTS`): the same tests run on Chat Completions, Anthropic Messages and Responses.
+ */
 import { afterAll, beforeAll } from "vitest";
 import { createTurnRequester, type RetryInfo, type TurnRequesterSettings } from "../../../src/runtime/model/model-client.js";
+import { createAnthropicTurnRequester } from "../../../src/runtime/model/anthropic/anthropic-client.js";
+import { createResponsesTurnRequester } from "../../../src/runtime/model/responses/responses-client.js";
+import type { TurnRequester } from "../../../src/runtime/loop/types.js";
 import { ModelRequestError } from "../../../src/runtime/model/model-errors.js";
 import type { ChatMessage } from "../../../src/runtime/loop/messages.js";
 import type { ModelTurn, TurnRequest } from "../../../src/runtime/loop/types.js";
@@ -43,6 +49,30 @@ export function useScriptedServer(): { readonly server: ScriptedServer } {
   };
 }
 
+export type DialectName = "chat" | "anthropic" | "responses";
+
+/** What differs between dialects for a test: how to build the requester, where it points, what it names. */
+export interface TestDialect {
+  name: DialectName;
+  /** The base URL the requester takes for `server` (Anthropic's has no `/v1`). */
+  endpoint(server: Pick<ScriptedServer, "baseURL" | "url">): string;
+  keyVariable: string;
+  baseVariable: string;
+  create(options: TurnRequesterSettings & { apiKey: string; baseURL: string }): TurnRequester;
+}
+
+export const DIALECTS: readonly TestDialect[] = [
+  { name: "chat", endpoint: (server) => server.baseURL, keyVariable: "OPENAI_API_KEY", baseVariable: "OPENAI_BASE_URL", create: createTurnRequester },
+  { name: "anthropic", endpoint: (server) => server.url, keyVariable: "ANTHROPIC_API_KEY", baseVariable: "ANTHROPIC_BASE_URL", create: createAnthropicTurnRequester },
+  { name: "responses", endpoint: (server) => server.baseURL, keyVariable: "OPENAI_API_KEY", baseVariable: "OPENAI_BASE_URL", create: createResponsesTurnRequester },
+];
+
+export function dialectNamed(name: DialectName): TestDialect {
+  const dialect = DIALECTS.find((candidate) => candidate.name === name);
+  if (dialect === undefined) throw new Error(`no dialect ${name}`);
+  return dialect;
+}
+
 export interface Run {
   turn?: ModelTurn;
   error?: ModelRequestError;
@@ -59,15 +89,16 @@ export async function requestTurn(
   server: ScriptedServer,
   script: Script,
   stream: boolean,
-  extra: { options?: TurnRequesterSettings & { apiKey?: string; baseURL?: string }; request?: Partial<TurnRequest> } = {},
+  extra: { options?: TurnRequesterSettings & { apiKey?: string; baseURL?: string }; request?: Partial<TurnRequest>; dialect?: TestDialect } = {},
 ): Promise<Run> {
   server.setScript(script);
   const before = server.requests.length;
   const retries: RetryInfo[] = [];
   const text: string[] = [];
-  const requester = createTurnRequester({
+  const dialect = extra.dialect ?? dialectNamed("chat");
+  const requester = dialect.create({
     apiKey: API_KEY,
-    baseURL: server.baseURL,
+    baseURL: dialect.endpoint(server),
     maxRetries: 2,
     timeoutMs: 2_000,
     idleTimeoutMs: 200,
@@ -92,6 +123,25 @@ export async function requestTurn(
   }
   run.requestCount = server.requests.length - before;
   return run;
+}
+
+/**
+ * Plays `script` and asks `requester` for one turn of `PROMPT` (or `request`'s messages) with `TOOLS`:
+ * the turn or the `ModelRequestError`, and the requests the server saw for it.
+ */
+export async function playTurn(server: ScriptedServer, requester: TurnRequester, script: Script, request: Partial<TurnRequest> = {}) {
+  server.setScript(script);
+  const before = server.requests.length;
+  const result = await requester({ model: "test-model", messages: PROMPT, tools: TOOLS, stream: true, signal: new AbortController().signal, ...request }).catch((error: unknown) => {
+    if (error instanceof ModelRequestError) return error;
+    throw error;
+  });
+  return { result, requests: server.requests.slice(before) };
+}
+
+/** `requestTurn` bound to one dialect. */
+export function requestTurnIn(dialect: TestDialect): typeof requestTurn {
+  return (server, script, stream, extra = {}) => requestTurn(server, script, stream, { dialect, ...extra });
 }
 
 /** Fast SDK retries: the SDK honours `retry-after-ms`. */

@@ -1,0 +1,181 @@
+/**
+ * The OpenAI Responses requester: one `TurnRequester` over the `openai` SDK's `responses.create`, streaming
+ * or not, on the same transport, retries and resends as the Chat Completions one (resending-requester.ts).
+ *
+ * The SDK's `responses.stream()` helper is not used, for two traps: its `finalResponse()` resolves on a
+ * stream cut short, with `status: "in_progress"` and the partial text, and it adds `parsed_arguments` to
+ * function calls, which the API refuses when they are sent back. Instead the raw events are read: text
+ * deltas go to `onText` for display, and the turn is the response object of the terminal event
+ * (`response.completed` / `response.incomplete`); a stream that ends without one was cut and is resent.
+ * `response.failed` and an `error` event are API errors (a context-length one starts compaction).
+ */
+import OpenAI, { APIError } from "openai";
+import type { ResponseCreateParamsBase } from "openai/resources/responses/responses";
+import { isRecord } from "../assemble-stream.js";
+import { isContextLengthRefusal } from "../../compaction/context-length-refusal.js";
+import { displayURL, ModelRequestError, oneLine, toModelRequestError } from "../model-errors.js";
+import { openAIClient, type TurnRequesterTarget } from "../model-client.js";
+import type { ModelTurn, TurnRequest, TurnRequester } from "../../loop/types.js";
+import { malformed, resendingRequester, sdkTransport, type TurnRequesterSettings } from "../resending-requester.js";
+import { watchedFetchOptions, type RequestWatch } from "../watched-fetch.js";
+import { responsesRequestParts } from "./responses-request.js";
+import { reasoningSummary, responsesTurn } from "./responses-turn.js";
+
+export type ResponsesRequesterOptions = TurnRequesterTarget &
+  TurnRequesterSettings & {
+    /** `max_output_tokens`; default: not sent (the model's own limit). */
+    maxTokens?: number;
+    /** `reasoning.effort` (with `summary: "auto"`); default: not sent (the model's own). */
+    reasoningEffort?: "low" | "medium" | "high";
+    /** Each reasoning summary the model sends, for stderr (never part of the answer). */
+    onReasoningSummary?: (summary: string) => void;
+  };
+
+export const DEFAULT_RESPONSES_MODEL = "gpt-5-mini";
+
+export function createResponsesTurnRequester(options: ResponsesRequesterOptions): TurnRequester {
+  const transport = sdkTransport(options);
+  const client = openAIClient(options, transport.clientOptions);
+  const apiKey = client.apiKey ?? "";
+  const baseURL = displayURL(client.baseURL);
+  return resendingRequester(
+    {
+      requestOnce: (request, signal, watch) => requestOnce(client, options, baseURL, request, signal, watch),
+      toError: (error, failure) => toModelRequestError(midStreamContextRefusal(error) ?? error, { baseURL, apiKey, ...failure }),
+    },
+    transport,
+  );
+}
+
+async function requestOnce(
+  client: OpenAI,
+  options: ResponsesRequesterOptions,
+  baseURL: string,
+  request: TurnRequest,
+  signal: AbortSignal,
+  watch: RequestWatch,
+): Promise<ModelTurn> {
+  const parts = responsesRequestParts(request.messages, request.tools);
+  const body: ResponseCreateParamsBase = {
+    model: request.model,
+    input: parts.input,
+    ...(parts.instructions !== undefined ? { instructions: parts.instructions } : {}),
+    ...(parts.tools !== undefined ? { tools: parts.tools } : {}),
+    store: false,
+    include: ["reasoning.encrypted_content"],
+    ...(options.reasoningEffort !== undefined ? { reasoning: { effort: options.reasoningEffort, summary: "auto" } } : {}),
+    ...(options.maxTokens !== undefined ? { max_output_tokens: options.maxTokens } : {}),
+  };
+  const requestOptions = { signal, fetchOptions: watchedFetchOptions(watch) };
+  const response = request.stream
+    ? await streamed(client, body, request, watch, baseURL, requestOptions, options)
+    : await plain(client, body, requestOptions, watch, baseURL);
+  if (!isRecord(response)) {
+    const start = typeof response === "string" ? `: ${response.replace(/\s+/g, " ").slice(0, 80)}` : "";
+    throw brokenBody(`malformed response from ${baseURL}: not valid JSON${start}`);
+  }
+  if (response.status === undefined && isRecord(response.error)) {
+    const said = oneLine(typeof response.error.message === "string" ? response.error.message : JSON.stringify(response.error));
+    throw new ModelRequestError({ kind: "http", message: `the API answered with an error instead of a response: ${said}`, retryable: true });
+  }
+  const turn = responsesTurn(response);
+  if ("problem" in turn) throw statusError(turn, baseURL);
+  if (!request.stream) reportSummaries(response.output, options);
+  return turn;
+}
+
+async function streamed(
+  client: OpenAI,
+  body: ResponseCreateParamsBase,
+  request: TurnRequest,
+  watch: RequestWatch,
+  baseURL: string,
+  requestOptions: { signal: AbortSignal; fetchOptions: ReturnType<typeof watchedFetchOptions> },
+  options: Pick<ResponsesRequesterOptions, "onReasoningSummary">,
+): Promise<unknown> {
+  const stream = await client.responses.create({ ...body, stream: true }, requestOptions);
+  let final: unknown;
+  for await (const event of stream as AsyncIterable<unknown>) {
+    if (!isRecord(event)) throw new TypeError("a stream event is not a JSON object");
+    if (event.type === "response.output_text.delta" && typeof event.delta === "string" && event.delta !== "") request.onText?.(event.delta);
+    else if (event.type === "response.output_item.done" && isRecord(event.item) && event.item.type === "reasoning") reportSummaries([event.item], options);
+    else if (event.type === "response.completed" || event.type === "response.incomplete" || event.type === "response.failed") final = event.response;
+  }
+  // The SDK ends the iteration quietly when the request is aborted (by the caller or a body bound).
+  if (request.signal.aborted || watch.cut !== undefined) throw new Error("aborted mid-stream");
+  if (final === undefined) {
+    if (watch.contentType !== "text/event-stream") {
+      throw brokenBody(`malformed response from ${baseURL}: expected an SSE stream (text/event-stream), got ${watch.contentType || "no content type"}`);
+    }
+    throw brokenBody(`malformed response from ${baseURL}: the stream ended without response.completed (cut short?); the partial response was dropped`);
+  }
+  return final;
+}
+
+async function plain(
+  client: OpenAI,
+  body: ResponseCreateParamsBase,
+  requestOptions: { signal: AbortSignal; fetchOptions: ReturnType<typeof watchedFetchOptions> },
+  watch: RequestWatch,
+  baseURL: string,
+): Promise<unknown> {
+  try {
+    return await client.responses.create({ ...body, stream: false }, requestOptions);
+  } catch (error) {
+    // The SDK reads fields of what it got back; a body that was not JSON fails there as a TypeError.
+    if (error instanceof TypeError && watch.responded && watch.cut === undefined && watch.contentType !== "application/json") {
+      throw brokenBody(`malformed response from ${baseURL}: not valid JSON (a ${watch.contentType || "body without a content type"})`);
+    }
+    throw error;
+  }
+}
+
+function reportSummaries(output: unknown, options: Pick<ResponsesRequesterOptions, "onReasoningSummary">): void {
+  if (!Array.isArray(output) || options.onReasoningSummary === undefined) return;
+  for (const item of output.filter(isRecord)) {
+    if (item.type !== "reasoning") continue;
+    const summary = reasoningSummary(item);
+    if (summary === "") continue;
+    try {
+      options.onReasoningSummary(summary);
+    } catch {
+      // Progress reporting must not break a request.
+    }
+  }
+}
+
+function statusError(problem: Exclude<ReturnType<typeof responsesTurn>, ModelTurn>, baseURL: string): ModelRequestError {
+  switch (problem.problem) {
+    case "not_finished":
+      return brokenBody(`malformed response from ${baseURL}: the response ended with status ${problem.status}, unfinished; the partial response was dropped`);
+    case "empty":
+      return new ModelRequestError({
+        kind: "no_choices",
+        message: `no choices: the response from ${baseURL} held no output`,
+        hint: "The endpoint answered without output; check the model (AGENT_MODEL) and the endpoint.",
+        retryable: true,
+      });
+    case "failed": {
+      const contextLengthExceeded = isContextLengthRefusal({ code: problem.code, message: problem.message });
+      return new ModelRequestError({
+        kind: "http",
+        message: `the API reported that the response failed: ${oneLine(problem.message)}${problem.code ? ` (${problem.code})` : ""}`,
+        retryable: !contextLengthExceeded && (problem.code === "" || problem.code === "server_error" || problem.code === "rate_limit_exceeded"),
+        ...(contextLengthExceeded ? { contextLengthExceeded } : {}),
+      });
+    }
+  }
+}
+
+/** An `error` event in a 200 stream that says the input is too long: a context-length refusal, not a broken body. */
+function midStreamContextRefusal(error: unknown): ModelRequestError | undefined {
+  if (!(error instanceof APIError) || error.status !== undefined) return undefined;
+  const body = isRecord(error.error) ? error.error : {};
+  const message = typeof body.message === "string" ? body.message : error.message;
+  if (!isContextLengthRefusal({ code: body.code, type: body.type, message })) return undefined;
+  return new ModelRequestError({ kind: "http", message: `the API refused the request in its response: ${oneLine(message)}`, retryable: false, contextLengthExceeded: true });
+}
+
+function brokenBody(message: string): ModelRequestError {
+  return malformed(message, "The endpoint or a proxy in front of it sent a broken body; check OPENAI_BASE_URL.");
+}
