@@ -21,7 +21,7 @@
  * server.requests[1]?.body.messages; // the history the server saw
  * await server.close();
  */
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type RequestListener, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from "node:http";
 import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 import { contextLimitRefusal, type ContextLimit } from "./context-limit.js";
