@@ -40,9 +40,9 @@ export const COMMANDS: Record<string, Command> = {
   },
   demo: {
     summary: "watch a scripted model make every classic mistake and the loop recover (no key, no network)",
-    async run() {
+    async run(argv) {
       const { runDemo } = await import("../demo/run-demo.js");
-      return runDemo();
+      return runDemo(argv);
     },
   },
 };

@@ -13,6 +13,7 @@ import path from "node:path";
 import { colorsWanted } from "../cli/progress-reporter.js";
 import { loadSchemas } from "../runtime/execution/load-schemas.js";
 import { startScriptedServer } from "../scripted-server/scripted-server.js";
+import { helpRequested, unknownFlag, type FlagTable } from "../shared/command-flags.js";
 import { commandLine, compiled, packageRoot } from "../shared/package-layout.js";
 import { DEMO_PROMPT, DEMO_STEPS } from "./demo-script.js";
 
@@ -42,8 +43,30 @@ function demoCommands(): DemoCommands {
   };
 }
 
-export async function runDemo(): Promise<number> {
+/** The demo's only flag: the table an unknown flag is compared with. */
+export const DEMO_FLAGS: FlagTable = { "--help": "switch" };
+
+export const DEMO_USAGE = `Usage: ${commandLine("demo")}
+
+Runs the real agent CLI against a scripted model (a local fake server: no key, no network) that makes
+each classic mistake once, and shows the loop recover. Progress on stderr; the answer alone on stdout.
+
+Flags:
+  --help, -h  this text (nothing else is done)`;
+
+/** `argv`: the flags after `demo`; resolves to the exit code (2 for a flag it does not take). */
+export async function runDemo(argv: readonly string[] = []): Promise<number> {
   const say = (text: string) => process.stderr.write(`${text}\n`);
+  if (helpRequested(argv)) {
+    process.stdout.write(`${DEMO_USAGE}\n`);
+    return 0;
+  }
+  if (argv.length > 0) {
+    const first = argv[0]!;
+    const problem = first.startsWith("-") ? unknownFlag(first.split("=")[0]!, DEMO_FLAGS).message : `${commandLine("demo")} takes no arguments, got ${JSON.stringify(first)}`;
+    say(`error: ${problem}\nRun ${commandLine("demo", "--help")} for usage.`);
+    return 2;
+  }
   const commands = demoCommands();
   if (!loadSchemas(commands.schemas).ok) {
     say(`demo: generating the tool schemas first (${commandLine("gen")})…`);

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { checkSchemas, describeCheck } from "./check-schemas.js";
 import { leaveCodeCacheUnwritten } from "./code-cache.js";
-import { parseGenArgs, type GenOptions } from "./cli-args.js";
+import { GEN_USAGE, parseGenArgs, type GenOptions } from "./cli-args.js";
 import { restoreOptimizingCompiler } from "./one-shot-tiering.js";
 import { formatDiagnostic, hasErrors, relativePath, type Diagnostic } from "./diagnostic.js";
 import { ToolGenerator, type Generation } from "./tool-generator.js";
@@ -38,7 +38,14 @@ export function runGen(argv: readonly string[], io: GenIo): number | WatchHandle
 
 function generateOnce(argv: readonly string[], io: GenIo): number | WatchHandle {
   const options = parseGenArgs(argv, io.cwd);
-  if ("severity" in options) return report([options], io);
+  if (options === "help") {
+    io.stdout(`${GEN_USAGE}\n`);
+    return 0;
+  }
+  if ("severity" in options) {
+    report([options], io);
+    return options.exitCode;
+  }
   if (options.check) leaveCodeCacheUnwritten();
   if (isDirectory(options.outFile)) {
     const shown = relativePath(io.cwd, options.outFile) || ".";
