@@ -134,6 +134,7 @@ export function createTurnRequester(options: TurnRequesterOptions): TurnRequeste
           userAborted: request.signal.aborted,
           attempts: watch.attempts,
           ...(watch.cut !== undefined ? { cut: watch.cut } : {}),
+          ...(watch.errorBody !== undefined ? { errorBody: watch.errorBody } : {}),
         });
         const brokenBody = watch.responded || watch.cut !== undefined;
         if (!brokenBody || !failure.retryable || failure.kind === "aborted" || resend >= brokenResponseRetries) throw failure;
