@@ -13,6 +13,7 @@ export { createToolExecutor, type ToolExecutorOptions } from "./runtime/executio
 export { loadSchemas, type LoadSchemasResult } from "./runtime/execution/load-schemas.js";
 export { openTranscript, readTranscript } from "./runtime/loop/transcript.js";
 export { toolContext } from "./runtime/execution/tool-context.js";
+export { ToolInputError, type ToolInputErrorOptions } from "./runtime/execution/tool-input-error.js";
 export type { ChatMessage, ToolCall } from "./runtime/loop/messages.js";
 export type { ModelTurn, ToolContext, ToolExecutor, ToolOutcome, TurnRequest, TurnRequester } from "./runtime/loop/types.js";
 export type { SchemasFile, ToolDefinition } from "./shared/schemas-file.js";

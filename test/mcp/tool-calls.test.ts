@@ -183,7 +183,7 @@ describe("the workspace boundary", () => {
   });
   afterAll(() => real.close());
 
-  it("serves the project's tools, read-only, and refuses paths outside the workspace as the loop does", async () => {
+  it("serves the project's tools, read-only, and refuses paths outside the workspace as the loop does: an isError argument problem", async () => {
     const { tools } = await real.client.listTools();
     expect(tools.map((tool) => [tool.name, tool.annotations])).toEqual(
       ["get_time", "list_files", "read_file"].map((name) => [name, { readOnlyHint: true, openWorldHint: false }]),
@@ -192,7 +192,9 @@ describe("the workspace boundary", () => {
     for (const outside of ["../secret.txt", path.join(root, "secret.txt")]) {
       const result = await real.client.callTool({ name: "read_file", arguments: { path: outside } });
       expect(resultText(result)).toBe(await loopSays("read_file", { path: outside }, path.join(projectRoot, "generated/schemas.json"), path.join(root, "ws")));
-      expect(resultText(result)).toContain("outside the workspace");
+      expect(result.isError).toBe(true);
+      expect(resultText(result)).toMatch(/^The tool read_file rejected its arguments, so it has no result:\n- path: The path .* is outside the workspace /);
+      expect(resultText(result)).toMatch(/\nFix this and call read_file again\.$/);
       expect(resultText(result)).not.toContain("TOP SECRET");
     }
   });

@@ -24,9 +24,11 @@ import {
   timeoutMessage,
   tooDeepMessage,
   toolFailedMessage,
+  toolRejectedArgumentMessage,
   unknownToolMessage,
   unrenderableResultMessage,
 } from "./tool-messages.js";
+import { toolInputProblem } from "./tool-input-error.js";
 import type { ToolContext, ToolExecutor, ToolOutcome } from "../loop/types.js";
 import { compileArguments, createAjv, validateArguments, type ValidationResult } from "./validate-arguments.js";
 
@@ -193,8 +195,11 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolRunner & P
         return { status: "timeout", content: timeoutMessage(name, timeoutMs) };
       case "aborted":
         return { status: "aborted", content: abortedMessage(name) };
-      case "threw":
+      case "threw": {
+        const rejected = toolInputProblem(result.error);
+        if (rejected !== undefined) return { status: "invalid_arguments", content: toolRejectedArgumentMessage(name, rejected, schema) };
         return { status: "tool_error", content: toolFailedMessage(name, result.error) };
+      }
       case "returned": {
         let body: string;
         try {

@@ -84,7 +84,7 @@ describe("arguments text", () => {
 
 describe("tool names", () => {
   const available =
-    "add, area, circular, countNodes, countWords, describeCall, explode, missingExport, missingFile, nothing, rejectLater, repeat, saveRecord, schedule, setMode, structured, throwString, totalArea, waitForever, workspaceSeen";
+    "add, area, circular, configure, countNodes, countWords, describeCall, explode, missingExport, missingFile, nothing, parseDate, rejectByName, rejectLater, rejectWithCopy, repeat, saveRecord, schedule, setMode, structured, throwLookalike, throwString, totalArea, waitForever, workspaceSeen";
 
   test("an unknown tool is named and the available tools are listed", async () => {
     expect(await call("delete_everything", "{}")).toEqual({
@@ -299,20 +299,53 @@ describe("repairs", () => {
   });
 });
 
-describe("failures of the tool itself", () => {
-  const notArguments = "Its arguments were valid, so this is not an argument problem; retrying with other arguments of the same form will not help.";
+describe("a tool that rejects its argument (ToolInputError)", () => {
+  test("is an argument problem shaped like a schema failure, naming the parameter, under its own header", async () => {
+    expect(await call("parseDate", '{"date": "2023-02-29"}')).toEqual({
+      status: "invalid_arguments",
+      content: [
+        "The tool parseDate rejected its arguments, so it has no result:",
+        '- date: "2023-02-29" is not a date of the calendar',
+        "Parameters: date (string, required)",
+        "Fix this and call parseDate again.",
+      ].join("\n"),
+    });
+    expect(await call("parseDate", '{"date": "2024-02-29"}')).toEqual({ status: "ok", content: "2024-02-29T00:00:00.000Z" });
+  });
 
-  test("a throw is the tool's failure, with the error's name and message", async () => {
+  test("a nested parameter path, the message on one line", async () => {
+    expect((await call("configure", '{"options": {"mode": "turbo"}}')).content).toBe(
+      [
+        "The tool configure rejected its arguments, so it has no result:",
+        '- options.mode: unknown mode "turbo" use "fast" or "safe"',
+        "Parameters: options ({ mode: string }, required)",
+        "Fix this and call configure again.",
+      ].join("\n"),
+    );
+  });
+
+  test("the tool module's own copy of the class, and a copy by name, are recognised; a lookalike is not", async () => {
+    expect(await call("rejectWithCopy", "")).toEqual({
+      status: "invalid_arguments",
+      content: "The tool rejectWithCopy rejected its arguments, so it has no result:\n- the copy's message\nParameters: none\nFix this and call rejectWithCopy again.",
+    });
+    expect(await call("rejectByName", "")).toMatchObject({ status: "invalid_arguments", content: expect.stringContaining("\n- x: rejected by name\n") });
+    expect(await call("throwLookalike", "")).toEqual({ status: "tool_error", content: "The tool throwLookalike itself failed: Error: boom" });
+  });
+});
+
+describe("failures of the tool itself", () => {
+  test("a throw is the tool's failure, with the error's name and message, and no claim about retrying", async () => {
     expect(await call("explode", "{}")).toEqual({
       status: "tool_error",
-      content: `The tool explode itself failed: TypeError: cannot read the disk\n${notArguments}`,
+      content: "The tool explode itself failed: TypeError: cannot read the disk",
     });
   });
 
   test("so is a rejection", async () => {
     expect(await call("rejectLater", "")).toEqual({
       status: "tool_error",
-      content: `The tool rejectLater itself failed: RangeError: value out of range\n${notArguments}`,
+      content: "The tool rejectLater itself failed: RangeError: value out of range",
     });
   });
 
