@@ -27,12 +27,15 @@ export const GEN_USAGE = `usage: ${commandLine("gen", "[--tools <dir>] [--out <f
   --watch        regenerate on every change to the tools or the files they import
   --help, -h     this text (wherever it stands; nothing else is done)`;
 
-/** Parses `gen` flags; paths resolve against `cwd`. `"help"`: print the usage and do nothing else. */
-export function parseGenArgs(argv: readonly string[], cwd: string): GenOptions | FlagProblem | "help" {
+/**
+ * Parses `gen` flags; paths given resolve against `cwd`, the defaults against the project `root`.
+ * `"help"`: print the usage and do nothing else.
+ */
+export function parseGenArgs(argv: readonly string[], cwd: string, root = cwd): GenOptions | FlagProblem | "help" {
   if (helpRequested(argv)) return "help";
   const options: GenOptions = {
-    toolsDir: path.resolve(cwd, "tools"),
-    outFile: path.resolve(cwd, "generated/schemas.json"),
+    toolsDir: path.resolve(root, "tools"),
+    outFile: path.resolve(root, "generated/schemas.json"),
     check: false,
     watch: false,
   };

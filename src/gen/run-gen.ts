@@ -11,6 +11,8 @@ import { watchTools, type WatchHandle } from "./watch-tools.js";
 /** Where the CLI writes: results to stdout, diagnostics and progress to stderr. */
 export interface GenIo {
   cwd: string;
+  /** Where the default tools folder and schemas file are (the project root); default `cwd`. */
+  root?: string;
   stdout: (text: string) => void;
   stderr: (text: string) => void;
 }
@@ -37,7 +39,7 @@ export function runGen(argv: readonly string[], io: GenIo): number | WatchHandle
 }
 
 function generateOnce(argv: readonly string[], io: GenIo): number | WatchHandle {
-  const options = parseGenArgs(argv, io.cwd);
+  const options = parseGenArgs(argv, io.cwd, io.root);
   if (options === "help") {
     io.stdout(`${GEN_USAGE}\n`);
     return 0;

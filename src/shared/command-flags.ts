@@ -22,6 +22,15 @@ export function helpRequested(argv: readonly string[]): boolean {
   return false;
 }
 
+/** True when `flag` is given (`--schemas FILE` or `--schemas=FILE`) before any `--`. */
+export function flagGiven(argv: readonly string[], flag: string): boolean {
+  for (const token of argv) {
+    if (token === "--") return false;
+    if (token === flag || token.startsWith(`${flag}=`)) return true;
+  }
+  return false;
+}
+
 /** The known flag `name` was most likely meant to be, if one is within two edits (the first on a tie). */
 export function flagMeant(name: string, table: FlagTable): string | undefined {
   let best: { flag: string; edits: number } | undefined;
