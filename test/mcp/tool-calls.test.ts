@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { SchemasFile } from "../../src/shared/schemas-file.js";
 import { createToolExecutor } from "../../src/runtime/execution/tool-executor.js";
+import { toJsonSchema2020 } from "../../src/mcp/json-schema-2020.js";
 import { fixtureSchemas, projectRoot, startClient, tempDir, type McpClientRun, resultText, until } from "./support.js";
 
 let server: McpClientRun;
@@ -33,17 +34,18 @@ async function loopSays(name: string, args: unknown, file = schemasPath, root = 
 
 
 describe("tools/list", () => {
-  it("serves each tool's generated parameters as its inputSchema, its outputs entry as outputSchema, and its annotations", async () => {
+  it("serves each tool's generated parameters as its inputSchema, its outputs entry as outputSchema (both in JSON Schema 2020-12), and its annotations", async () => {
     const { tools } = await server.client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(schemas.tools.map((tool) => tool.function.name));
     for (const tool of tools) {
       const generated = schemas.tools.find((entry) => entry.function.name === tool.name)!.function;
       expect(tool.description).toBe(generated.description);
-      expect(tool.inputSchema).toStrictEqual(generated.parameters);
+      expect(tool.inputSchema).toStrictEqual(toJsonSchema2020(generated.parameters));
       if (schemas.outputs?.[tool.name] === undefined) expect(tool.outputSchema).toBeUndefined();
-      else expect(tool.outputSchema).toStrictEqual(schemas.outputs[tool.name]);
+      else expect(tool.outputSchema).toStrictEqual(toJsonSchema2020(schemas.outputs[tool.name]!));
     }
-    expect(tools.find((tool) => tool.name === "weather")!.outputSchema).toEqual({
+    expect(tools.find((tool) => tool.name === "weather")!.outputSchema).toStrictEqual({
+      $schema: "https://json-schema.org/draft/2020-12/schema",
       type: "object",
       properties: { temp: { type: "number" }, unit: { type: "string", enum: ["C", "F"] }, note: { type: "string" } },
       additionalProperties: false,
