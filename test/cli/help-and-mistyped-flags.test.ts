@@ -6,10 +6,9 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { runGen } from "../../src/gen/run-gen.js";
-import { runMcpCli } from "../../src/mcp/run-mcp-cli.js";
+import { runMcp } from "../mcp/support.js";
 import { projectRoot, runCliInProcess, tempDir } from "./support.js";
 
 function gen(argv: string[], cwd: string): { code: unknown; stdout: string; stderr: string } {
@@ -27,18 +26,6 @@ function demo(argv: string[]): { code: number | null; stdout: string; stderr: st
     timeout: 30_000,
   });
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
-}
-
-async function mcp(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const out = new PassThrough();
-  out.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-  const stdin = new PassThrough();
-  stdin.end();
-  const code = await runMcpCli({ argv, cwd: projectRoot, projectRoot, stdin, stdout: out, stderr: { write: (text: string) => (stderr += text) }, onStopSignal: () => () => undefined });
-  await new Promise((resolve) => setImmediate(resolve));
-  return { code, stdout, stderr };
 }
 
 describe("--help and -h", () => {
@@ -78,7 +65,7 @@ describe("--help and -h", () => {
 
   it("mcp: -h without --workspace", async () => {
     for (const argv of [["-h"], ["--schemas", "nowhere.json", "--help"]]) {
-      const run = await mcp(argv);
+      const run = await runMcp(argv);
       expect(run).toMatchObject({ code: 0, stderr: "" });
       expect(run.stdout).toMatch(/^Usage: npm run --silent mcp -- --workspace DIR \[flags\]\n/);
     }
@@ -97,7 +84,7 @@ describe("a mistyped flag names the one meant, exit 2", () => {
   });
 
   it("mcp", async () => {
-    const run = await mcp(["--workspcae", "."]);
+    const run = await runMcp(["--workspcae", "."]);
     expect(run).toMatchObject({ code: 2, stdout: "" });
     expect(run.stderr).toContain("error: unknown flag --workspcae (did you mean --workspace?)");
   });
