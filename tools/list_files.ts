@@ -1,5 +1,6 @@
 import { toolContext } from "../src/runtime/execution/tool-context.js";
-import { confineOrRefuse, quotePath } from "../src/runtime/workspace/workspace.js";
+import { ToolInputError } from "../src/runtime/execution/tool-input-error.js";
+import { confineArgument, quotePath } from "../src/runtime/workspace/workspace.js";
 import { listDirectory } from "../src/runtime/workspace/list-directory.js";
 import { fileKind } from "../src/runtime/workspace/file-kind.js";
 
@@ -27,11 +28,10 @@ const MAX_ENTRIES = 1000;
  */
 export async function list_files(dir = ".", depth = 1): Promise<string> {
   const { workspace, signal } = toolContext();
-  const directory = await confineOrRefuse(workspace, dir);
-  if ("refusal" in directory) return directory.refusal;
+  const directory = await confineArgument(workspace, dir, "dir");
   const kind = fileKind(directory.stats);
-  if (kind === "file") return `${quotePath(dir)} is a file, not a directory; use read_file to read it.`;
-  if (kind !== "directory") return `${quotePath(dir)} is a ${kind}, not a directory.`;
+  if (kind === "file") throw new ToolInputError(`${quotePath(dir)} is a file, not a directory; use read_file to read it.`, { parameter: "dir" });
+  if (kind !== "directory") throw new ToolInputError(`${quotePath(dir)} is a ${kind}, not a directory.`, { parameter: "dir" });
   const { lines, leftOut, unopened } = await listDirectory(directory, { depth, maxEntries: MAX_ENTRIES, signal });
   if (lines.length === 0) return `[list_files: ${quotePath(dir)} is empty.]`;
   if (leftOut === 0 && unopened === 0) return lines.join("\n");

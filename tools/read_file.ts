@@ -1,5 +1,6 @@
 import { toolContext } from "../src/runtime/execution/tool-context.js";
-import { confineOrRefuse, quotePath } from "../src/runtime/workspace/workspace.js";
+import { ToolInputError } from "../src/runtime/execution/tool-input-error.js";
+import { confineArgument, quotePath } from "../src/runtime/workspace/workspace.js";
 import { openConfined } from "../src/runtime/workspace/open-confined.js";
 import { readLines, type LinesRead } from "../src/runtime/workspace/read-lines.js";
 import { fileKind } from "../src/runtime/workspace/file-kind.js";
@@ -18,7 +19,8 @@ const NOTE_ROOM = 1_000;
  * Read a UTF-8 text file inside the workspace. Use it to look at source code, notes or configuration
  * before answering about them or changing them. Returns the file's text as it is; a result that stops
  * before the end of the file ends with a line `[read_file: ...]` telling which `offset` reads on.
- * Binary files, directories (use list_files), devices, FIFOs and sockets are refused with a note.
+ * A path that is missing or outside the workspace, a binary file, a directory (use list_files), a device,
+ * FIFO or socket is refused as an argument problem.
  *
  * @readOnly
  * @openWorld false
@@ -36,12 +38,11 @@ const NOTE_ROOM = 1_000;
  */
 export async function read_file(path: string, offset = 0, limit = 2000): Promise<string> {
   const { workspace, signal, maxResultChars } = toolContext();
-  const file = await confineOrRefuse(workspace, path);
-  if ("refusal" in file) return file.refusal;
+  const file = await confineArgument(workspace, path, "path");
   const kind = fileKind(file.stats);
-  if (kind === "directory") return `${quotePath(path)} is a directory; use list_files to see what is in it.`;
+  if (kind === "directory") throw new ToolInputError(`${quotePath(path)} is a directory; use list_files to see what is in it.`, { parameter: "path" });
   if (kind !== "file") {
-    return `${quotePath(path)} is a ${kind}, not a regular file; read_file does not open devices, FIFOs or sockets.`;
+    throw new ToolInputError(`${quotePath(path)} is a ${kind}, not a regular file; read_file does not open devices, FIFOs or sockets.`, { parameter: "path" });
   }
   const handle = await openConfined(file, path);
   try {
@@ -67,7 +68,7 @@ function resultText(path: string, offset: number, cap: number, read: LinesRead):
   const shown = quotePath(path);
   if (read.kind === "binary") {
     const why = read.reason === "nul" ? "it contains a NUL byte" : "it is not valid UTF-8";
-    return `${shown} looks like a binary file (${why}, in line ${read.line}); read_file only returns text.`;
+    throw new ToolInputError(`${shown} looks like a binary file (${why}, in line ${read.line}); read_file only returns text.`, { parameter: "path" });
   }
   const next = offset + read.lines;
   const withNote = (note: string): string =>

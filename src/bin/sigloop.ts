@@ -6,6 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { flagMeant } from "../shared/command-flags.js";
 import { packageRoot } from "../shared/package-layout.js";
 import { COMMANDS } from "./commands.js";
 
@@ -14,7 +15,7 @@ const USAGE_EXIT = 2;
 function usage(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
   const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`);
-  return ["usage: sigloop <command> [flags]", "", ...lines, "", "  --help     this text", "  --version  the installed version"].join("\n");
+  return ["usage: sigloop <command> [flags]", "", ...lines, "", "  --help, -h  this text (sigloop <command> --help: that command's flags)", "  --version   the installed version"].join("\n");
 }
 
 function version(): string {
@@ -30,7 +31,8 @@ if (name === undefined || name === "--help" || name === "-h" || name === "help")
 } else {
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (command === undefined) {
-    process.stderr.write(`error: unknown command "${name}"\n${usage()}\n`);
+    const meant = flagMeant(name, Object.fromEntries(Object.keys(COMMANDS).map((known) => [known, "switch" as const])));
+    process.stderr.write(`error: unknown command "${name}"${meant === undefined ? "" : ` (did you mean ${meant}?)`}\n${usage()}\n`);
     process.exitCode = USAGE_EXIT;
   } else {
     const code = await command.run(argv);

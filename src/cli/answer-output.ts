@@ -13,6 +13,8 @@ export interface OutputStream {
   write(text: string): unknown;
   isTTY?: boolean;
   fd?: number;
+  /** A terminal's width. */
+  columns?: number;
 }
 
 export interface AnswerOutput {

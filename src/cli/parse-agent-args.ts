@@ -3,6 +3,7 @@
  * may come before or after the prompt; the prompt is every other token, joined by spaces; `--` ends the
  * flags. Parsing only: defaults that depend on the environment are applied by the caller.
  */
+import { helpRequested, unknownFlag, type FlagTable } from "../shared/command-flags.js";
 import { commandLine } from "../shared/package-layout.js";
 import { MAX_TIMER_MS } from "../shared/timer-limit.js";
 
@@ -74,6 +75,15 @@ const VALUE_FLAGS: Record<string, ValueFlag> = {
   "--context-window": "contextWindow",
 };
 
+/** Flags that stand alone. */
+const SWITCH_FLAGS = ["--help", "--no-stream", "--strict", "--no-strict"] as const;
+
+/** Every flag of `agent`: what an unknown flag is compared with to name the one meant. */
+export const AGENT_FLAGS: FlagTable = {
+  ...Object.fromEntries(Object.keys(VALUE_FLAGS).map((flag) => [flag, "value" as const])),
+  ...Object.fromEntries(SWITCH_FLAGS.map((flag) => [flag, "switch" as const])),
+};
+
 const NUMBER_FLAGS = new Set<ValueFlag>(["maxTurns", "toolTimeoutMs", "mcpTimeoutMs", "idleTimeoutMs", "requestTimeoutMs", "responseTimeoutMs", "maxResponseBytes", "contextWindow", "maxTokens", "thinking"]);
 /** Milliseconds handed to a timer: refused above what a Node.js timer holds, or they would fire at once. */
 const DURATION_FLAGS = new Set<ValueFlag>(["toolTimeoutMs", "mcpTimeoutMs", "idleTimeoutMs", "requestTimeoutMs", "responseTimeoutMs"]);
@@ -119,7 +129,7 @@ Flags (before or after the prompt):
   --no-stream           plain responses instead of streaming
   --strict, --no-strict offer tools in OpenAI's strict dialect (constrained decoding), or lenient
                         (default: strict when the endpoint is OpenAI's or Azure OpenAI's, else lenient)
-  --help                this text
+  --help, -h            this text (wherever it stands; nothing else is done)
 
 Environment: OPENAI_API_KEY, OPENAI_BASE_URL (chat, responses), ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL
              (anthropic; the API root without /v1), AGENT_MODEL (also read from .env in the project root).
@@ -130,6 +140,7 @@ Exit codes: 0 answer, 1 turn limit reached, 2 usage or setup error, 3 API error,
 
 export function parseAgentArgs(argv: readonly string[]): ParsedAgentArgs {
   const args: AgentArgs = { stream: true, help: false };
+  if (helpRequested(argv)) return { ok: true, args: { ...args, help: true } };
   const promptParts: string[] = [];
   for (let i = 0; i < argv.length; i += 1) {
     const token = argv[i] ?? "";
@@ -138,13 +149,13 @@ export function parseAgentArgs(argv: readonly string[]): ParsedAgentArgs {
       break;
     }
     if (!token.startsWith("--") || token === "-") {
-      if (/^-[A-Za-z]/.test(token)) return { ok: false, error: `unknown flag ${token}` };
+      if (/^-[A-Za-z]/.test(token)) return { ok: false, error: unknownFlag(token, AGENT_FLAGS).message };
       promptParts.push(token);
       continue;
     }
     const equals = token.indexOf("=");
     const name = equals === -1 ? token : token.slice(0, equals);
-    if (name === "--help" || name === "--no-stream" || name === "--strict" || name === "--no-strict") {
+    if ((SWITCH_FLAGS as readonly string[]).includes(name)) {
       if (equals !== -1) return { ok: false, error: `${name} takes no value` };
       if (name === "--help") args.help = true;
       else if (name === "--no-stream") args.stream = false;
@@ -152,7 +163,7 @@ export function parseAgentArgs(argv: readonly string[]): ParsedAgentArgs {
       continue;
     }
     const key = VALUE_FLAGS[name];
-    if (key === undefined) return { ok: false, error: `unknown flag ${name}` };
+    if (key === undefined) return { ok: false, error: unknownFlag(name, AGENT_FLAGS).message };
     let value: string | undefined;
     if (equals !== -1) {
       value = token.slice(equals + 1);

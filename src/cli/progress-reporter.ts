@@ -3,7 +3,9 @@
  * shortened, each result shortened, retries, streamed text and token usage (with cached tokens).
  * Colours only when the output is a terminal and NO_COLOR is unset. Text from the model, tools or the
  * endpoint has the key masked first (a streamed answer through a carry-over window, so a key split across
- * deltas is caught), is shortened after that, and shows control characters escaped.
+ * deltas is caught), is shortened after that, and shows control characters escaped. On a terminal, the
+ * streamed text of a response discarded for `length` is redrawn struck through (replaced by a note
+ * without colours): it is not part of the answer.
  */
 import { keyMask, type KeyMask } from "../runtime/model/key-mask.js";
 import type { AgentEvent, CompactionEvent, RunResult, ToolCallResult } from "../runtime/loop/agent-events.js";
@@ -12,6 +14,11 @@ import { escapeControls } from "./terminal-safe.js";
 
 export interface ProgressOutput {
   write(text: string): void;
+}
+
+/** The terminal the progress is drawn on, when it is one: its width tells how many rows a text took. */
+export interface ProgressTerminal {
+  columns: number;
 }
 
 export interface ProgressReporter {
@@ -35,7 +42,7 @@ export function colorsWanted(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv
   return forced || stream.isTTY === true;
 }
 
-export function createProgressReporter(output: ProgressOutput, colors: boolean, mask: KeyMask = keyMask("")): ProgressReporter {
+export function createProgressReporter(output: ProgressOutput, colors: boolean, mask: KeyMask = keyMask(""), terminal?: ProgressTerminal): ProgressReporter {
   const style = (code: number): Paint => (colors ? (text) => `\u001b[${code}m${text}\u001b[0m` : (text) => text);
   const dim = style(2);
   const bold = style(1);
@@ -43,7 +50,14 @@ export function createProgressReporter(output: ProgressOutput, colors: boolean, 
   const yellow = style(33);
   const cyan = style(36);
   let midLine = false;
-  const streamed = mask.stream((text) => output.write(dim(escapeControls(text))));
+  // What this turn drew on the terminal after its `turn` line: the streamed text, then the tokens line.
+  let turnText = "";
+  let tokensLine: string | undefined;
+  const streamed = mask.stream((text) => {
+    const visible = escapeControls(text);
+    turnText += visible;
+    output.write(dim(visible));
+  });
   // Masked before it is shortened: a cut key would no longer match the whole key.
   const shown = (text: string, width: number): string => escapeControls(shorten(mask.scrub(text), width));
   // For whole lines that quote the endpoint or the model (API errors, refusals, ids).
@@ -65,6 +79,8 @@ export function createProgressReporter(output: ProgressOutput, colors: boolean, 
     switch (event.type) {
       case "turn_start":
         line(bold(`turn ${event.turn}`) + dim(` (at most ${event.maxTurns} per prompt)`));
+        turnText = "";
+        tokensLine = undefined;
         return;
       case "text_delta":
         if (event.text === "") return;
@@ -73,9 +89,14 @@ export function createProgressReporter(output: ProgressOutput, colors: boolean, 
         return;
       case "turn_end":
         endStreamedText();
-        if (event.usage) line(dim(`  tokens: ${usageText(event.usage)}`));
+        if (event.usage) {
+          tokensLine = `  tokens: ${usageText(event.usage)}`;
+          line(dim(tokensLine));
+        }
         return;
       case "length_retry":
+        endStreamedText();
+        if (terminal !== undefined && turnText !== "") redrawDiscarded(terminal.columns);
         line(yellow(`  the response was cut off by the token limit (finish_reason "length"): discarded, its tool calls not run; asking again (retry ${event.attempt} of ${event.maxRetries})`));
         return;
       case "tool_call_start":
@@ -102,7 +123,27 @@ export function createProgressReporter(output: ProgressOutput, colors: boolean, 
     }
   };
 
+  /**
+   * Moves up over the discarded text and the tokens line, clears to the end of the screen and draws them
+   * again: the text struck through, or with no colours a note in its place.
+   */
+  const redrawDiscarded = (columns: number): void => {
+    const rows = rowsOf(turnText, columns) + (tokensLine === undefined ? 0 : rowsOf(tokensLine, columns));
+    const text = turnText.endsWith("\n") ? turnText.slice(0, -1) : turnText;
+    const replacement = colors
+      ? text.split("\n").map((part) => `\u001b[2;9m${part}\u001b[0m`).join("\n")
+      : `[discarded: ${Array.from(text).length} characters cut off by the token limit, not part of the answer]`;
+    output.write(`\u001b[${rows}F\u001b[J${replacement}\n${tokensLine === undefined ? "" : `${dim(tokensLine)}\n`}`);
+    turnText = "";
+  };
+
   return { onEvent, line: (text) => line(safe(text)), retry: (message) => line(yellow(`  retrying: ${safe(message)}`)) };
+}
+
+/** The terminal rows `text` fills at `columns` wide, its last line ended (code points count as one column). */
+function rowsOf(text: string, columns: number): number {
+  const lines = (text.endsWith("\n") ? text.slice(0, -1) : text).split("\n");
+  return lines.reduce((rows, part) => rows + Math.max(1, Math.ceil(Array.from(part).length / Math.max(1, columns))), 0);
 }
 
 function compactionText(event: CompactionEvent): string {

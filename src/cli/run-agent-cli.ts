@@ -124,7 +124,9 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
   // A turn's progress lines go out in one write (coalesced-output.ts). Not in the chat, where readline
   // writes the prompt itself.
   const progress = interactive ? { write: stderr.write, flush: () => undefined } : coalescedOutput(stderr.write);
-  const reporter = createProgressReporter(progress, colorsWanted(io.stderr, io.env), mask);
+  // A terminal that reports no width (a pseudo-terminal without a window size) is taken as $COLUMNS or 80 wide.
+  const terminal = io.stderr.isTTY === true ? { columns: io.stderr.columns || Number(io.env.COLUMNS) || 80 } : undefined;
+  const reporter = createProgressReporter(progress, colorsWanted(io.stderr, io.env), mask, terminal);
   const executor = createToolExecutor({
     schemas: schemas.schemas,
     schemasDir: path.dirname(schemasPath),

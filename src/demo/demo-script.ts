@@ -45,7 +45,7 @@ export const DEMO_STEPS: DemoStep[] = [
     reply: { content: "sigloop is a toolchain that turns typed TypeScript functions into LLM too", finishReason: "length", stream: chunked },
   },
   {
-    mistake: "a call to a tool that throws (the file does not exist)",
+    mistake: "a path the tool rejects as an argument problem (the file does not exist)",
     reply: { toolCalls: [{ id: "call_6", name: "read_file", arguments: '{"path":"docs/no-such-file.md"}' }], stream: chunked },
   },
   {

@@ -13,6 +13,7 @@ import path from "node:path";
 import { colorsWanted } from "../cli/progress-reporter.js";
 import { loadSchemas } from "../runtime/execution/load-schemas.js";
 import { startScriptedServer } from "../scripted-server/scripted-server.js";
+import { helpRequested, unknownFlag, type FlagTable } from "../shared/command-flags.js";
 import { commandLine, compiled, packageRoot } from "../shared/package-layout.js";
 import { DEMO_PROMPT, DEMO_STEPS } from "./demo-script.js";
 import { parseAgentArgs, type ProviderName } from "../cli/parse-agent-args.js";
@@ -49,13 +50,36 @@ function providerEnv(provider: ProviderName, server: { baseURL: string; url: str
   return { OPENAI_API_KEY: DUMMY_KEY, OPENAI_BASE_URL: server.baseURL };
 }
 
-/** `argv`: the demo's own flags, `--provider chat|anthropic|responses` (default chat). */
+/** The demo's flags: the table an unknown flag is compared with. */
+export const DEMO_FLAGS: FlagTable = { "--provider": "value", "--help": "switch" };
+
+export const DEMO_USAGE = `Usage: ${commandLine("demo", "[--provider chat|anthropic|responses]")}
+
+Runs the real agent CLI against a scripted model (a local fake server: no key, no network) that makes
+each classic mistake once, and shows the loop recover. Progress on stderr; the answer alone on stdout.
+
+Flags:
+  --provider NAME  the API the scripted model speaks: chat, anthropic or responses (default chat)
+  --help, -h       this text (nothing else is done)`;
+
+/** `argv`: the demo's own flags; resolves to the exit code (2 for a flag it does not take). */
 export async function runDemo(argv: readonly string[] = []): Promise<number> {
   const say = (text: string) => process.stderr.write(`${text}\n`);
+  if (helpRequested(argv)) {
+    process.stdout.write(`${DEMO_USAGE}\n`);
+    return 0;
+  }
   const parsed = parseAgentArgs(argv);
   const flags = parsed.ok ? parsed.args : undefined;
-  if (flags === undefined || flags.prompt !== undefined || Object.keys(flags).some((key) => !["provider", "stream", "help"].includes(key))) {
-    say(`error: the demo takes only --provider chat|anthropic|responses${parsed.ok ? "" : ` (${parsed.error})`}`);
+  if (flags === undefined || flags.prompt !== undefined || Object.keys(flags).some((key) => !["provider", "stream"].includes(key))) {
+    const stray = argv.find((token) => token.startsWith("-") && !(token.split("=")[0]! in DEMO_FLAGS));
+    const problem =
+      stray !== undefined
+        ? unknownFlag(stray.split("=")[0]!, DEMO_FLAGS).message
+        : parsed.ok
+          ? `${commandLine("demo")} takes only --provider chat|anthropic|responses`
+          : parsed.error;
+    say(`error: ${problem}\nRun ${commandLine("demo", "--help")} for usage.`);
     return 2;
   }
   const provider = flags.provider ?? "chat";

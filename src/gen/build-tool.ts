@@ -13,6 +13,7 @@ import { orderSchemaKeys, settle } from "../shared/schema-walk.js";
 import { readToolAnnotations } from "./reflect/tool-annotations.js";
 import { readInlineParamDoc, readToolDocs, type ParamDoc, type ToolDocs } from "./reflect/tool-docs.js";
 import { strictToolDefinition } from "../shared/dialects/strict-tool.js";
+import { inWrittenOrder } from "./schema/written-order.js";
 
 export interface BuiltTool {
   definition: ToolDefinition;
@@ -107,7 +108,8 @@ export function buildTool(tool: DiscoveredTool, engine: SchemaEngine, checker: t
   const call: CallingConvention = byObject ? { kind: "object" } : { kind: "positional", params: specs.map((spec) => spec.name) };
   const output = outputSchemaOf(tool, engine, checker);
   diagnostics.push(...output.diagnostics);
-  const definition: ToolDefinition = { type: "function", function: { name: tool.name, description: docs.description, parameters: finished.parameters } };
+  const ordered = inWrittenOrder(finished.parameters, specs.map((spec) => ({ property: spec.name, type: spec.type, node: spec.node })), checker) as ParametersSchema;
+  const definition: ToolDefinition = { type: "function", function: { name: tool.name, description: docs.description, parameters: ordered } };
   const strict = strictToolDefinition(definition);
   if (strict.lenient !== undefined) {
     const node = strict.lenient.problem.parameter === undefined ? undefined : nodeOf.get(strict.lenient.problem.parameter);

@@ -1,6 +1,7 @@
 /**
  * The MCP server over the generated schemas: `tools/list` serves each tool's generated `parameters` as
- * its `inputSchema` (as they are), its `outputs` entry as `outputSchema` and its `annotations`;
+ * its `inputSchema` and its `outputs` entry as `outputSchema`, both in JSON Schema 2020-12
+ * (json-schema-2020.ts), and its `annotations`;
  * `tools/call` goes through the same executor as the agent loop, and through one call queue
  * (`--max-concurrent-calls`). Everything it holds (the tool set, the queue, the calls in flight, the
  * reload generation) lives in this closure and is shared by every protocol server `newServer` makes: one
@@ -17,11 +18,11 @@ import type { Ajv } from "ajv";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { SchemasFile } from "../shared/schemas-file.js";
+import type { JsonSchema, SchemasFile } from "../shared/schemas-file.js";
 import { loadSchemas } from "../runtime/execution/load-schemas.js";
 import { createToolExecutor, DEFAULT_MAX_RESULT_CHARS, type ToolRunner } from "../runtime/execution/tool-executor.js";
 import { importToolModule } from "../runtime/execution/import-tool-module.js";
-import { createAjv } from "../runtime/execution/validate-arguments.js";
+import { createAjv2020, toJsonSchema2020 } from "./json-schema-2020.js";
 import { toolResult, type OutputCheck } from "./tool-result.js";
 import { CallQueue, QueueFull } from "./call-queue.js";
 import { commandLine } from "../shared/package-layout.js";
@@ -79,7 +80,7 @@ export function createMcpServer(options: McpServerOptions): McpServerHandle {
   const maxResultChars = options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
   const stopAll = new AbortController();
   const inFlight = new Set<Promise<unknown>>();
-  let ajv: Promise<Ajv> | undefined;
+  let ajv: Ajv | undefined;
   let generation = 0;
   let tools = toolSet(options.schemas);
   const maxConcurrent = options.maxConcurrentCalls ?? Number.POSITIVE_INFINITY;
@@ -139,8 +140,8 @@ export function createMcpServer(options: McpServerOptions): McpServerHandle {
       return {
         name,
         description,
-        inputSchema: parameters as Tool["inputSchema"],
-        ...(outputSchema !== undefined ? { outputSchema: outputSchema as Tool["outputSchema"] & object } : {}),
+        inputSchema: toJsonSchema2020(parameters) as Tool["inputSchema"],
+        ...(outputSchema !== undefined ? { outputSchema: toJsonSchema2020(outputSchema) as Tool["outputSchema"] & object } : {}),
         ...(annotations !== undefined ? { annotations } : {}),
       };
     });
@@ -149,12 +150,15 @@ export function createMcpServer(options: McpServerOptions): McpServerHandle {
 
   /** Each output schema is compiled on its tool's first structured result, like the argument validators. */
   function outputCheck(set: ToolSet, name: string): Promise<OutputCheck> | undefined {
-    const schema = set.schemas.outputs?.[name];
+    const schema = set.list.find((tool) => tool.name === name)?.outputSchema as JsonSchema | undefined;
     if (schema === undefined) return undefined;
     let check = set.outputs.get(name);
     if (check === undefined) {
-      ajv ??= createAjv();
-      check = ajv.then((instance) => ({ schema, validate: instance.compile(schema) }));
+      // The schema the client was given, checked in its own dialect.
+      check = Promise.resolve().then(() => {
+        ajv ??= createAjv2020();
+        return { schema, validate: ajv.compile(schema) };
+      });
       set.outputs.set(name, check);
     }
     return check;

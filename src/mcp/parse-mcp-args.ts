@@ -6,6 +6,7 @@
  * prompt, HTTP flags without `--http`, session flags with `--stateless`).
  */
 import { parseAgentArgs } from "../cli/parse-agent-args.js";
+import { helpRequested, unknownFlag, type FlagTable } from "../shared/command-flags.js";
 import { commandLine, compiled } from "../shared/package-layout.js";
 import { MAX_TIMER_MS } from "../shared/timer-limit.js";
 import { parseListenAddress, type ListenAddress } from "./http/listen-address.js";
@@ -51,6 +52,13 @@ const TEXT_FLAGS = new Set(["--http", "--token-file", "--jwks-url", "--issuer", 
 const SESSION_FLAGS = new Set(["--max-sessions", "--session-idle"]);
 const HTTP_ONLY = new Set(["--token-file", "--jwks-url", "--issuer", "--audience", "--allow-origin", "--stateless", "--max-sessions", "--session-idle", "--max-body-bytes", "--grace"]);
 
+/** Every flag of `mcp`: what an unknown flag is compared with to name the one meant. */
+export const MCP_FLAGS: FlagTable = {
+  ...Object.fromEntries([...AGENT_VALUE_FLAGS, ...Object.keys(NUMBER_FLAGS), ...TEXT_FLAGS].map((flag) => [flag, "value" as const])),
+  "--stateless": "switch",
+  "--help": "switch",
+};
+
 export const MCP_USAGE = `Usage: ${compiled ? "npx sigloop mcp" : "npm run --silent mcp --"} --workspace DIR [flags]
 
 Serves the tools in generated/schemas.json to an MCP client over stdio (stdout carries protocol
@@ -63,7 +71,7 @@ Flags:
   --max-concurrent-calls N
                         calls that run at once; later ones wait in a queue of 4 x N (default: 16 over
                         HTTP, unbounded over stdio)
-  --help                this text
+  --help, -h            this text (wherever it stands; nothing else is done)
 
 Over HTTP (stdin is ignored):
   --http [HOST:]PORT    serve Streamable HTTP on http://HOST:PORT/mcp (HOST default 127.0.0.1, IPv6 as
@@ -86,6 +94,7 @@ Exit codes: 0 stdin closed, 2 usage or setup error, 5 schemas missing or stale (
 type Parsed = { ok: true; args: McpArgs } | { ok: false; error: string };
 
 export function parseMcpArgs(argv: readonly string[]): Parsed {
+  if (helpRequested(argv)) return { ok: true, args: { help: true } };
   const agentArgv: string[] = [];
   const counts: Partial<Record<Counted, number>> = {};
   const texts = new Map<string, string[]>();
@@ -108,7 +117,7 @@ export function parseMcpArgs(argv: readonly string[]): Parsed {
       continue;
     }
     const numberFlag = NUMBER_FLAGS[name];
-    if (numberFlag === undefined && !TEXT_FLAGS.has(name)) return { ok: false, error: `unknown flag ${name}` };
+    if (numberFlag === undefined && !TEXT_FLAGS.has(name)) return { ok: false, error: unknownFlag(name, MCP_FLAGS).message };
     const value = equals !== -1 ? token.slice(equals + 1) : argv[(i += 1)];
     if (value === undefined || value === "") return { ok: false, error: `${name} needs a value` };
     if (numberFlag !== undefined) {

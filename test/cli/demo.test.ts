@@ -28,7 +28,8 @@ it.each([[[]], [["--provider", "anthropic"]], [["--provider", "responses"]]])("n
     "[ignored unknown arguments: verbose]",
     "path: missing",
     'cut off by the token limit (finish_reason "length")',
-    "The tool read_file itself failed",
+    "← read_file invalid_arguments: The tool read_file rejected its arguments, so it has no result:",
+    '- path: ENOENT: no such file or directory: "docs/no-such-file.md"',
     "answered after 7 turns",
   ]) {
     expect(stderr).toContain(recovery);

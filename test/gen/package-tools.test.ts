@@ -46,7 +46,7 @@ it("a package's function re-exported from a tool file is a tool of that file, wi
           type: "object",
           properties: {
             text: { type: "string", description: "The text.", minLength: 1 },
-            per: { type: "string", enum: ["file", "line"], description: "How to count.", default: "line" },
+            per: { type: "string", enum: ["line", "file"], description: "How to count.", default: "line" },
           },
           required: ["text"],
           additionalProperties: false,

@@ -93,7 +93,7 @@ describe("exact schemas", () => {
 
   it("string and numeric enums as enum", () => {
     expect(parametersOf(file, "enums")).toEqual(obj({
-      color: { type: "string", description: "A string enum.", enum: ["green", "red"] },
+      color: { type: "string", description: "A string enum.", enum: ["red", "green"] },
       level: { type: "number", description: "A numeric enum.", enum: [0, 1] },
     }, ["color", "level"]));
   });
@@ -139,7 +139,7 @@ describe("exact schemas", () => {
 
   it("unions and discriminated unions", () => {
     expect(parametersOf(file, "unions")).toEqual(obj({
-      value: { description: "A primitive union.", anyOf: [num, str] },
+      value: { description: "A primitive union.", anyOf: [str, num] },
       shape: {
         description: "A discriminated union.",
         anyOf: [
@@ -170,7 +170,7 @@ describe("exact schemas", () => {
     expect(parametersOf(file, "nullable")).toEqual(obj({
       a: { type: ["null", "string"], description: "Required, nullable." },
       b: { type: ["null", "number"], description: "Optional, nullable." },
-      c: { description: "Nullable literal union.", anyOf: [{ type: "null" }, { type: "string", enum: ["x", "y"] }], default: null },
+      c: { description: "Nullable literal union.", anyOf: [{ type: "string", enum: ["x", "y"] }, { type: "null" }], default: null },
     }, ["a"]));
   });
 

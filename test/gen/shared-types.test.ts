@@ -86,8 +86,8 @@ describe("types shared between tools", () => {
     const generation = generate(path.join(root, "tools"));
     expect(messages(generation.diagnostics, root).filter((message) => message.includes(" error: "))).toEqual([]);
     const properties = (name: string) => generation.file!.tools.find((entry) => entry.function.name === name)!.function.parameters.properties;
-    expect(properties("x").match).toEqual({ description: "How to match.", anyOf: [{ type: "number" }, { type: "string", enum: ["exact", "prefix"] }] });
-    expect(properties("y").match).toEqual({ description: "How to match.", anyOf: [{ type: "number", maximum: 9 }, { type: "string", enum: ["exact", "prefix"] }] });
+    expect(properties("x").match).toEqual({ description: "How to match.", anyOf: [{ type: "string", enum: ["exact", "prefix"] }, { type: "number" }] });
+    expect(properties("y").match).toEqual({ description: "How to match.", anyOf: [{ type: "string", enum: ["exact", "prefix"] }, { type: "number", maximum: 9 }] });
     expect(properties("x").paging).toMatchObject({ properties: { size: { type: "number", description: "Only in x." } } });
     expect(properties("y").paging).toMatchObject({ properties: { size: { type: "number", description: "Rows per page." } } });
   });
@@ -113,7 +113,7 @@ describe("types shared between tools", () => {
     expect(paging("b")).toMatchObject({ description: "Tool b. paging.", properties: { size: { description: "Tool b. size." } }, examples: [{ page: 1 }] });
     expect(file.tools.find((entry) => entry.function.name === "b")!.function.parameters.properties.match).toEqual({
       description: "Tool b. match.",
-      anyOf: [{ type: "number", maximum: 9 }, { type: "string", enum: ["exact", "prefix"] }],
+      anyOf: [{ type: "string", enum: ["exact", "prefix"] }, { type: "number", maximum: 9 }],
       default: "exact",
     });
     expect(file.outputs?.a).toEqual({

@@ -90,7 +90,7 @@ describe("strictTools in the schemas file", () => {
     expect(strictOf("nullable").parameters.properties).toEqual({
       a: { type: ["null", "string"], description: "Required, nullable." },
       b: { type: ["null", "number"], description: "Optional, nullable." },
-      c: { description: "Nullable literal union. Default: null.", anyOf: [{ type: "null" }, { type: "string", enum: ["x", "y"] }] },
+      c: { description: "Nullable literal union. Default: null.", anyOf: [{ type: "string", enum: ["x", "y"] }, { type: "null" }] },
     });
   });
 

@@ -24,7 +24,7 @@ describe("a typed tag goes where its JSON type is", () => {
       "export function f(l?: 1 | 2 | null): void {}",
     ]);
     expect(shown).toEqual([]);
-    expect(propertyOf(file, "l")).toEqual({ description: "L.", anyOf: [{ type: "null" }, { type: "number", enum: [1, 2], minimum: 1 }] });
+    expect(propertyOf(file, "l")).toEqual({ description: "L.", anyOf: [{ type: "number", enum: [1, 2], minimum: 1 }, { type: "null" }] });
   });
 
   it("into the string branch of Date | null", () => {
@@ -33,7 +33,7 @@ describe("a typed tag goes where its JSON type is", () => {
       "export function f(d: Date | null): void {}",
     ]);
     expect(shown).toEqual([]);
-    expect(propertyOf(file, "d")).toEqual({ description: "D.", anyOf: [{ type: "null" }, { type: "string", format: "date-time", minLength: 3 }] });
+    expect(propertyOf(file, "d")).toEqual({ description: "D.", anyOf: [{ type: "string", format: "date-time", minLength: 3 }, { type: "null" }] });
   });
 
   it("into the number branch only of string | number", () => {
@@ -42,7 +42,7 @@ describe("a typed tag goes where its JSON type is", () => {
       "export function f(sn: string | number): void {}",
     ]);
     expect(shown).toEqual([]);
-    expect(propertyOf(file, "sn")).toEqual({ description: "SN.", anyOf: [{ type: "number", minimum: 1 }, { type: "string", minLength: 2 }] });
+    expect(propertyOf(file, "sn")).toEqual({ description: "SN.", anyOf: [{ type: "string", minLength: 2 }, { type: "number", minimum: 1 }] });
   });
 
   it("beside a type list that includes its type (number | null), which strict Ajv accepts", () => {
@@ -67,7 +67,7 @@ describe("a typed tag goes where its JSON type is", () => {
     expect(shown).toEqual([]);
     expect(propertyOf(file, "o")).toEqual({
       type: "object", description: "O.",
-      properties: { m: { description: "M.", anyOf: [{ type: "number", minimum: 1 }, { type: "string" }] } },
+      properties: { m: { description: "M.", anyOf: [{ type: "string" }, { type: "number", minimum: 1 }] } },
       additionalProperties: false,
     });
   });

@@ -4,30 +4,8 @@
  */
 import { appendFileSync } from "node:fs";
 import path from "node:path";
-import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { runMcpCli } from "../../src/mcp/run-mcp-cli.js";
-import { fixtureCopy, projectRoot, tempDir } from "./support.js";
-
-async function runMcp(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const out = new PassThrough();
-  out.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-  const stdin = new PassThrough();
-  stdin.end();
-  const code = await runMcpCli({
-    argv,
-    cwd: projectRoot,
-    projectRoot,
-    stdin,
-    stdout: out,
-    stderr: { write: (text: string) => (stderr += text) },
-    onStopSignal: () => () => undefined,
-  });
-  await new Promise((resolve) => setImmediate(resolve));
-  return { code, stdout, stderr };
-}
+import { fixtureCopy, projectRoot, runMcp, tempDir } from "./support.js";
 
 describe("start-up refusals", () => {
   it("prints usage with --help", async () => {

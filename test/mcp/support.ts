@@ -6,7 +6,9 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { PassThrough } from "node:stream";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { runMcpCli } from "../../src/mcp/run-mcp-cli.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { projectRoot, writeFixtureSchemas } from "../cli/support.js";
 
@@ -119,4 +121,25 @@ export function resultText(result: object): string {
 /** Waits (polling) until `condition` holds; the test's own timeout bounds it. */
 export async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+/** `npm run mcp` in-process with stdin closed, from the project root: its exit code and what it wrote. */
+export async function runMcp(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  const out = new PassThrough();
+  out.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  const stdin = new PassThrough();
+  stdin.end();
+  const code = await runMcpCli({
+    argv,
+    cwd: projectRoot,
+    projectRoot,
+    stdin,
+    stdout: out,
+    stderr: { write: (text: string) => (stderr += text) },
+    onStopSignal: () => () => undefined,
+  });
+  await new Promise((resolve) => setImmediate(resolve));
+  return { code, stdout, stderr };
 }

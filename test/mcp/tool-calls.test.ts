@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { SchemasFile } from "../../src/shared/schemas-file.js";
 import { createToolExecutor } from "../../src/runtime/execution/tool-executor.js";
+import { toJsonSchema2020 } from "../../src/mcp/json-schema-2020.js";
 import { fixtureSchemas, projectRoot, startClient, tempDir, type McpClientRun, resultText, until } from "./support.js";
 
 let server: McpClientRun;
@@ -33,17 +34,18 @@ async function loopSays(name: string, args: unknown, file = schemasPath, root = 
 
 
 describe("tools/list", () => {
-  it("serves each tool's generated parameters as its inputSchema, its outputs entry as outputSchema, and its annotations", async () => {
+  it("serves each tool's generated parameters as its inputSchema, its outputs entry as outputSchema (both in JSON Schema 2020-12), and its annotations", async () => {
     const { tools } = await server.client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(schemas.tools.map((tool) => tool.function.name));
     for (const tool of tools) {
       const generated = schemas.tools.find((entry) => entry.function.name === tool.name)!.function;
       expect(tool.description).toBe(generated.description);
-      expect(tool.inputSchema).toStrictEqual(generated.parameters);
+      expect(tool.inputSchema).toStrictEqual(toJsonSchema2020(generated.parameters));
       if (schemas.outputs?.[tool.name] === undefined) expect(tool.outputSchema).toBeUndefined();
-      else expect(tool.outputSchema).toStrictEqual(schemas.outputs[tool.name]);
+      else expect(tool.outputSchema).toStrictEqual(toJsonSchema2020(schemas.outputs[tool.name]!));
     }
-    expect(tools.find((tool) => tool.name === "weather")!.outputSchema).toEqual({
+    expect(tools.find((tool) => tool.name === "weather")!.outputSchema).toStrictEqual({
+      $schema: "https://json-schema.org/draft/2020-12/schema",
       type: "object",
       properties: { temp: { type: "number" }, unit: { type: "string", enum: ["C", "F"] }, note: { type: "string" } },
       additionalProperties: false,
@@ -183,7 +185,7 @@ describe("the workspace boundary", () => {
   });
   afterAll(() => real.close());
 
-  it("serves the project's tools, read-only, and refuses paths outside the workspace as the loop does", async () => {
+  it("serves the project's tools, read-only, and refuses paths outside the workspace as the loop does: an isError argument problem", async () => {
     const { tools } = await real.client.listTools();
     expect(tools.map((tool) => [tool.name, tool.annotations])).toEqual(
       ["get_time", "list_files", "read_file"].map((name) => [name, { readOnlyHint: true, openWorldHint: false }]),
@@ -192,7 +194,9 @@ describe("the workspace boundary", () => {
     for (const outside of ["../secret.txt", path.join(root, "secret.txt")]) {
       const result = await real.client.callTool({ name: "read_file", arguments: { path: outside } });
       expect(resultText(result)).toBe(await loopSays("read_file", { path: outside }, path.join(projectRoot, "generated/schemas.json"), path.join(root, "ws")));
-      expect(resultText(result)).toContain("outside the workspace");
+      expect(result.isError).toBe(true);
+      expect(resultText(result)).toMatch(/^The tool read_file rejected its arguments, so it has no result:\n- path: The path .* is outside the workspace /);
+      expect(resultText(result)).toMatch(/\nFix this and call read_file again\.$/);
       expect(resultText(result)).not.toContain("TOP SECRET");
     }
   });

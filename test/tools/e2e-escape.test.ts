@@ -53,14 +53,17 @@ describe("an agent asking for ../../etc/passwd", () => {
     const toolResults = history
       .filter((message) => message.role === "tool")
       .map((message) => [message.tool_call_id, message.content]);
+    const readFileParameters = "Parameters: path (string, required); offset (number, optional); limit (number, optional)";
+    const rejected = (tool: string, parameter: string, message: string, parameters: string): string =>
+      [`The tool ${tool} rejected its arguments, so it has no result:`, `- ${parameter}: ${message}`, parameters, `Fix this and call ${tool} again.`].join("\n");
     const outside = (shown: string): string =>
       `The path ${JSON.stringify(shown)} is outside the workspace ${ws}. Only files inside it can be used: give a path relative to it (or an absolute path under it).`;
     expect(toolResults).toEqual([
-      ["c1", outside("../../etc/passwd")],
-      ["c2", outside("/etc/passwd")],
-      ["c3", outside("../../etc")],
+      ["c1", rejected("read_file", "path", outside("../../etc/passwd"), readFileParameters)],
+      ["c2", rejected("read_file", "path", outside("/etc/passwd"), readFileParameters)],
+      ["c3", rejected("list_files", "dir", outside("../../etc"), "Parameters: dir (string, optional); depth (number, optional)")],
       ["c4", "inside\n"],
-      ["c5", expect.stringContaining(`The tool read_file itself failed: WorkspaceError: ENOENT: no such file or directory: "missing.txt" (in the workspace ${ws}).`)],
+      ["c5", rejected("read_file", "path", `ENOENT: no such file or directory: "missing.txt" (in the workspace ${ws}). Use list_files to see what is there.`, readFileParameters)],
     ]);
 
     const realPasswdFirstLine = readFileSync("/etc/passwd", "utf8").split("\n")[0] ?? "";

@@ -1,7 +1,9 @@
 import { accessSync, constants, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { expect } from "vitest";
 import { runWithToolContext } from "../../src/runtime/execution/tool-context.js";
+import { ToolInputError } from "../../src/runtime/execution/tool-input-error.js";
 
 /** What every outside file holds: a result or message containing it is a leak. */
 export const SECRET = "TOP-SECRET-OUTSIDE-CONTENT";
@@ -63,4 +65,17 @@ export function makeSandbox(): Sandbox {
 /** The refusal every escape must get, naming the path the model gave and the workspace root. */
 export function outsideMessage(requested: string, ws: string): string {
   return `The path ${JSON.stringify(requested)} is outside the workspace ${ws}. Only files inside it can be used: give a path relative to it (or an absolute path under it).`;
+}
+
+/**
+ * The message of the `ToolInputError` a call rejects its argument with (the model reads it as an argument
+ * problem naming `parameter`); anything else it ends with fails the test.
+ */
+export async function rejected(run: Promise<unknown>, parameter: string): Promise<string> {
+  const outcome = await run.then((value: unknown) => ({ value }), (error: unknown) => ({ error }));
+  if (!("error" in outcome)) throw new Error(`expected a ToolInputError, got the result ${JSON.stringify(outcome.value)?.slice(0, 300)}`);
+  if (!(outcome.error instanceof ToolInputError)) throw outcome.error;
+  expect(outcome.error.parameter).toBe(parameter);
+  expect(outcome.error.message).not.toContain(SECRET);
+  return outcome.error.message;
 }

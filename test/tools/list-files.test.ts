@@ -8,7 +8,7 @@ import { read_file } from "../../tools/read_file.js";
 import { WorkspaceError } from "../../src/runtime/workspace/workspace.js";
 import { io } from "./fs-spy.js";
 import { showPath } from "../../src/runtime/workspace/list-directory.js";
-import { makeSandbox, SECRET, type Sandbox } from "./fixture.js";
+import { makeSandbox, rejected, SECRET, type Sandbox } from "./fixture.js";
 
 vi.mock("node:fs/promises", async (original) => (await import("./fs-spy.js")).spiedFsPromises(await original()));
 
@@ -144,7 +144,7 @@ describe("list_files", () => {
   it("lists the workspace root by default, and points a file to read_file", async () => {
     expect((await list()).split("\n")).toContain("tour/");
     box.write("plain.txt", "x");
-    expect(await list("plain.txt")).toBe('"plain.txt" is a file, not a directory; use read_file to read it.');
+    expect(await rejected(list("plain.txt"), "dir")).toBe('"plain.txt" is a file, not a directory; use read_file to read it.');
   });
 
   it("stops when the call is aborted", async () => {

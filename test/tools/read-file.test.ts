@@ -8,7 +8,7 @@ import { runWithToolContext } from "../../src/runtime/execution/tool-context.js"
 import { WorkspaceError } from "../../src/runtime/workspace/workspace.js";
 import { CHUNK_BYTES } from "../../src/runtime/workspace/read-lines.js";
 import { io } from "./fs-spy.js";
-import { makeSandbox, outsideMessage, SECRET, type Sandbox } from "./fixture.js";
+import { makeSandbox, outsideMessage, rejected, SECRET, type Sandbox } from "./fixture.js";
 
 vi.mock("node:fs/promises", async (original) => (await import("./fs-spy.js")).spiedFsPromises(await original()));
 
@@ -100,16 +100,16 @@ describe("read_file", () => {
 
   it("refuses a binary file (NUL bytes) with a note", async () => {
     box.write("program", Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x02, 0x01, 0x01, 0x00, 0x00, 0x00]));
-    expect(await read("program")).toBe('"program" looks like a binary file (it contains a NUL byte, in line 1); read_file only returns text.');
+    expect(await rejected(read("program"), "path")).toBe('"program" looks like a binary file (it contains a NUL byte, in line 1); read_file only returns text.');
     box.write("late-nul.txt", `${numbered(1, 3)}tail\0\n`);
-    expect(await read("late-nul.txt")).toBe('"late-nul.txt" looks like a binary file (it contains a NUL byte, in line 4); read_file only returns text.');
+    expect(await rejected(read("late-nul.txt"), "path")).toBe('"late-nul.txt" looks like a binary file (it contains a NUL byte, in line 4); read_file only returns text.');
   });
 
   it("refuses invalid UTF-8, also when it only shows at the end of the file", async () => {
     box.write("latin1.txt", Buffer.concat([Buffer.from("ok\ncaf"), Buffer.from([0xe9]), Buffer.from("\n")]));
-    expect(await read("latin1.txt")).toBe('"latin1.txt" looks like a binary file (it is not valid UTF-8, in line 2); read_file only returns text.');
+    expect(await rejected(read("latin1.txt"), "path")).toBe('"latin1.txt" looks like a binary file (it is not valid UTF-8, in line 2); read_file only returns text.');
     box.write("truncated.txt", Buffer.concat([Buffer.from("price: "), Buffer.from("€").subarray(0, 2)]));
-    expect(await read("truncated.txt")).toBe('"truncated.txt" looks like a binary file (it is not valid UTF-8, in line 1); read_file only returns text.');
+    expect(await rejected(read("truncated.txt"), "path")).toBe('"truncated.txt" looks like a binary file (it is not valid UTF-8, in line 1); read_file only returns text.');
   });
 
   it("reads a sparse 2 GB file without reading more than it returns plus one chunk", async () => {
@@ -125,34 +125,34 @@ describe("read_file", () => {
 
     // Past the text, the sparse zeros are NUL bytes: refused after one more chunk, not 2 GB.
     io.bytesRead = 0;
-    expect(await read("huge.log", 4990)).toBe('"huge.log" looks like a binary file (it contains a NUL byte, in line 5001); read_file only returns text.');
+    expect(await rejected(read("huge.log", 4990), "path")).toBe('"huge.log" looks like a binary file (it contains a NUL byte, in line 5001); read_file only returns text.');
     expect(io.bytesRead).toBeLessThanOrEqual(Buffer.byteLength(numbered(1, 5000)) + CHUNK_BYTES);
   });
 
   it("costs no more on an all-sparse 2 GB file than one chunk", async () => {
     truncateSync(box.write("zeros.bin", ""), 2 * 1024 ** 3);
-    expect(await read("zeros.bin")).toBe('"zeros.bin" looks like a binary file (it contains a NUL byte, in line 1); read_file only returns text.');
+    expect(await rejected(read("zeros.bin"), "path")).toBe('"zeros.bin" looks like a binary file (it contains a NUL byte, in line 1); read_file only returns text.');
     expect(io.bytesRead).toBe(CHUNK_BYTES);
   });
 
   it("says to use list_files for a directory, without opening it", async () => {
     mkdirSync(path.join(box.ws, "folder"));
-    expect(await read("folder")).toBe('"folder" is a directory; use list_files to see what is in it.');
-    expect(await read(".")).toBe('"." is a directory; use list_files to see what is in it.');
+    expect(await rejected(read("folder"), "path")).toBe('"folder" is a directory; use list_files to see what is in it.');
+    expect(await rejected(read("."), "path")).toBe('"." is a directory; use list_files to see what is in it.');
     expect(io.opened).toEqual([]);
   });
 
   it("refuses a FIFO, directly or through a symlink inside the workspace, without opening it", async () => {
     execFileSync("mkfifo", [path.join(box.ws, "pipe")]);
     box.link("pipe-link", "pipe");
-    expect(await read("pipe")).toBe('"pipe" is a fifo, not a regular file; read_file does not open devices, FIFOs or sockets.');
-    expect(await read("pipe-link")).toBe('"pipe-link" is a fifo, not a regular file; read_file does not open devices, FIFOs or sockets.');
+    expect(await rejected(read("pipe"), "path")).toBe('"pipe" is a fifo, not a regular file; read_file does not open devices, FIFOs or sockets.');
+    expect(await rejected(read("pipe-link"), "path")).toBe('"pipe-link" is a fifo, not a regular file; read_file does not open devices, FIFOs or sockets.');
     expect(io.opened).toEqual([]);
   });
 
   it("refuses /dev/zero reached through a symlink in the workspace, without opening it", async () => {
     box.link("zero", "/dev/zero");
-    expect(await read("zero")).toBe(outsideMessage("zero", box.ws));
+    expect(await rejected(read("zero"), "path")).toBe(outsideMessage("zero", box.ws));
     expect(io.opened).toEqual([]);
   });
 
@@ -160,8 +160,8 @@ describe("read_file", () => {
     // With /dev as the workspace, /dev/zero is inside it: only the file type stops the read.
     const devRead = (file: string): Promise<string> =>
       runWithToolContext({ workspace: "/dev", signal: new AbortController().signal }, () => read_file(file));
-    expect(await devRead("zero")).toBe('"zero" is a character device, not a regular file; read_file does not open devices, FIFOs or sockets.');
-    expect(await devRead("/dev/null")).toBe('"/dev/null" is a character device, not a regular file; read_file does not open devices, FIFOs or sockets.');
+    expect(await rejected(devRead("zero"), "path")).toBe('"zero" is a character device, not a regular file; read_file does not open devices, FIFOs or sockets.');
+    expect(await rejected(devRead("/dev/null"), "path")).toBe('"/dev/null" is a character device, not a regular file; read_file does not open devices, FIFOs or sockets.');
     expect(io.opened).toEqual([]);
   });
 
@@ -242,14 +242,14 @@ describe("read_file", () => {
     };
     expect(await read("growing.log", 0, 2000)).toBe(`${numbered(1, 2000)}[read_file: lines 1-2000 shown; the file goes on. Call read_file with offset 2000 to read on.]`);
     // The next call sees the link, and refuses it.
-    expect(await read("growing.log")).toBe(outsideMessage("growing.log", box.ws));
+    expect(await rejected(read("growing.log"), "path")).toBe(outsideMessage("growing.log", box.ws));
   });
 
   it("refuses a socket without opening it", async () => {
     const server = createServer();
     await new Promise<void>((resolve) => server.listen(path.join(box.ws, "app.sock"), resolve));
     try {
-      expect(await read("app.sock")).toBe('"app.sock" is a socket, not a regular file; read_file does not open devices, FIFOs or sockets.');
+      expect(await rejected(read("app.sock"), "path")).toBe('"app.sock" is a socket, not a regular file; read_file does not open devices, FIFOs or sockets.');
       expect(io.opened).toEqual([]);
     } finally {
       await new Promise((resolve) => server.close(resolve));

@@ -6,6 +6,7 @@ import { runWithToolContext } from "../../src/runtime/execution/tool-context.js"
 import { read_file } from "../../tools/read_file.js";
 import { list_files } from "../../tools/list_files.js";
 import { confineToWorkspace, WorkspaceError } from "../../src/runtime/workspace/workspace.js";
+import { ToolInputError } from "../../src/runtime/execution/tool-input-error.js";
 import { makeSandbox, outsideMessage, SECRET, type Sandbox } from "./fixture.js";
 
 let box: Sandbox;
@@ -34,18 +35,12 @@ beforeAll(() => {
 
 afterAll(() => box.remove());
 
-/** A refusal is the tool's result: the call worked, the path was not allowed. */
+/** A refusal is an argument problem: the tool throws a `ToolInputError` naming its path parameter. */
 async function refusal(run: () => Promise<string>): Promise<string> {
-  const result = await box.call(run);
-  expect(result).not.toContain(SECRET);
-  return result;
-}
-
-/** Anything else the path runs into is an error thrown inside the tool. */
-async function failure(run: () => Promise<string>): Promise<string> {
   const error = await box.call(run).then(() => undefined, (caught: unknown) => caught);
-  expect(error).toBeInstanceOf(WorkspaceError);
-  const message = (error as WorkspaceError).message;
+  expect(error).toBeInstanceOf(ToolInputError);
+  expect(["path", "dir"]).toContain((error as ToolInputError).parameter);
+  const message = (error as ToolInputError).message;
   expect(message).not.toContain(SECRET);
   return message;
 }
@@ -117,8 +112,8 @@ describe("the workspace boundary", () => {
     expect(await box.call(() => read_file("sub-alias/nested.txt"))).toBe("nested\n");
     expect(await box.call(() => list_files("sub-alias"))).toContain("sub/nested.txt");
     expect(await box.call(() => read_file("sub/root/hello.txt"))).toBe("hello\n");
-    expect(await box.call(() => read_file("sub/root"))).toBe('"sub/root" is a directory; use list_files to see what is in it.');
-    expect(await box.call(() => read_file("root-abs"))).toBe('"root-abs" is a directory; use list_files to see what is in it.');
+    expect(await refusal(() => read_file("sub/root"))).toBe('"sub/root" is a directory; use list_files to see what is in it.');
+    expect(await refusal(() => read_file("root-abs"))).toBe('"root-abs" is a directory; use list_files to see what is in it.');
   });
 
   it("accepts paths under the workspace as it was given, when that is a link to it", async () => {
@@ -130,17 +125,17 @@ describe("the workspace boundary", () => {
     expect(await viaAlias(path.join(alias, "hello.txt"))).toBe("hello\n");
     expect(await viaAlias(path.join(box.ws, "hello.txt"))).toBe("hello\n");
     expect(await viaAlias("via-alias.txt")).toBe("hello\n");
-    expect(await viaAlias("../outside/secret.txt")).toBe(outsideMessage("../outside/secret.txt", box.ws));
+    expect(await viaAlias("../outside/secret.txt").catch((error: Error) => error.message)).toBe(outsideMessage("../outside/secret.txt", box.ws));
   });
 
-  it("names the missing path and ENOENT, in the workspace", async () => {
-    const message = await failure(() => read_file("sub/nope.txt"));
+  it("names the missing path and ENOENT, in the workspace (an argument problem)", async () => {
+    const message = await refusal(() => read_file("sub/nope.txt"));
     expect(message).toBe(`ENOENT: no such file or directory: "sub/nope.txt" (in the workspace ${box.ws}). Use list_files to see what is there.`);
-    expect(await failure(() => list_files("nowhere"))).toContain("ENOENT");
+    expect(await refusal(() => list_files("nowhere"))).toContain("ENOENT");
   });
 
   it("refuses a path through a file and a path holding a NUL character", async () => {
-    expect(await failure(() => read_file("hello.txt/x"))).toBe(
+    expect(await refusal(() => read_file("hello.txt/x"))).toBe(
       `ENOTDIR: "hello.txt/x" goes through a file as if it were a directory (in the workspace ${box.ws}).`,
     );
     expect(await refusal(() => read_file("hello\0.txt"))).toBe('The path "hello\\u0000.txt" contains a NUL character, which no file name can hold.');

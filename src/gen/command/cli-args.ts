@@ -1,4 +1,5 @@
 import path from "node:path";
+import { helpRequested, unknownFlag, type FlagTable } from "../../shared/command-flags.js";
 import { commandLine } from "../../shared/package-layout.js";
 import type { Diagnostic } from "../diagnostic.js";
 
@@ -11,17 +12,30 @@ export interface GenOptions {
   watch: boolean;
 }
 
+/** A flag `gen` cannot run with, and the exit code: 2 for a mistyped flag, else 1 as for every gen error. */
+export interface FlagProblem extends Diagnostic {
+  exitCode: number;
+}
+
+/** Every flag of `gen`: what an unknown flag is compared with to name the one meant. */
+export const GEN_FLAGS: FlagTable = { "--tools": "value", "--out": "value", "--check": "switch", "--watch": "switch", "--help": "switch" };
+
 export const GEN_USAGE = `usage: ${commandLine("gen", "[--tools <dir>] [--out <file>] [--check | --watch]")}
   --tools <dir>  folder of tool files (default: tools)
   --out <file>   schemas file to write (default: generated/schemas.json)
   --check        write nothing; exit 1 naming the tools whose schemas changed
-  --watch        regenerate on every change to the tools or the files they import`;
+  --watch        regenerate on every change to the tools or the files they import
+  --help, -h     this text (wherever it stands; nothing else is done)`;
 
-/** Parses `gen` flags; paths resolve against `cwd`. */
-export function parseGenArgs(argv: readonly string[], cwd: string): GenOptions | Diagnostic {
+/**
+ * Parses `gen` flags; paths given resolve against `cwd`, the defaults against the project `root`.
+ * `"help"`: print the usage and do nothing else.
+ */
+export function parseGenArgs(argv: readonly string[], cwd: string, root = cwd): GenOptions | FlagProblem | "help" {
+  if (helpRequested(argv)) return "help";
   const options: GenOptions = {
-    toolsDir: path.resolve(cwd, "tools"),
-    outFile: path.resolve(cwd, "generated/schemas.json"),
+    toolsDir: path.resolve(root, "tools"),
+    outFile: path.resolve(root, "generated/schemas.json"),
     check: false,
     watch: false,
   };
@@ -35,13 +49,14 @@ export function parseGenArgs(argv: readonly string[], cwd: string): GenOptions |
       if (value === undefined || value === "") return usageError(`${flag} needs a path`);
       options[flag === "--tools" ? "toolsDir" : "outFile"] = path.resolve(cwd, value);
     } else {
-      return usageError(`unknown argument "${arg}"`);
+      const { meant } = unknownFlag(flag, GEN_FLAGS);
+      return meant === undefined ? usageError(`unknown argument "${arg}"`) : usageError(`unknown argument "${arg}" (did you mean ${meant}?)`, 2);
     }
   }
   if (options.check && options.watch) return usageError("--check and --watch cannot be combined");
   return options;
 }
 
-function usageError(problem: string): Diagnostic {
-  return { severity: "error", message: `${problem}\n${GEN_USAGE}` };
+function usageError(problem: string, exitCode = 1): FlagProblem {
+  return { severity: "error", message: `${problem}\n${GEN_USAGE}`, exitCode };
 }

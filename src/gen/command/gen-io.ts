@@ -4,6 +4,8 @@
  */
 export interface GenIo {
   cwd: string;
+  /** Where the default tools folder and schemas file are (the project root); default `cwd`. */
+  root?: string;
   stdout: (text: string) => void;
   stderr: (text: string) => void;
 }

@@ -3,7 +3,7 @@ import path from "node:path";
 import { checkSchemas, describeCheck } from "./check-schemas.js";
 import { countTools, type GenIo } from "./gen-io.js";
 import { leaveCodeCacheUnwritten } from "../program/code-cache.js";
-import { parseGenArgs, type GenOptions } from "./cli-args.js";
+import { GEN_USAGE, parseGenArgs, type GenOptions } from "./cli-args.js";
 import { formatDiagnostic, hasErrors, relativePath, type Diagnostic } from "../diagnostic.js";
 import { ToolGenerator, type Generation } from "../tool-generator.js";
 import { watchTools, type WatchHandle } from "./watch-tools.js";
@@ -27,8 +27,15 @@ export function runGen(argv: readonly string[], io: GenIo): number | WatchHandle
 }
 
 function generateOnce(argv: readonly string[], io: GenIo): number | WatchHandle {
-  const options = parseGenArgs(argv, io.cwd);
-  if ("severity" in options) return report([options], io);
+  const options = parseGenArgs(argv, io.cwd, io.root);
+  if (options === "help") {
+    io.stdout(`${GEN_USAGE}\n`);
+    return 0;
+  }
+  if ("severity" in options) {
+    report([options], io);
+    return options.exitCode;
+  }
   if (options.check) leaveCodeCacheUnwritten();
   if (isDirectory(options.outFile)) {
     const shown = relativePath(io.cwd, options.outFile) || ".";

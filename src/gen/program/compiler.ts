@@ -36,6 +36,7 @@ export declare namespace ts {
   type Symbol = Morph.ts.Symbol;
   type Type = Morph.ts.Type;
   type TypeChecker = Morph.ts.TypeChecker;
+  type TypeNode = Morph.ts.TypeNode;
   type TypeReference = Morph.ts.TypeReference;
   type TemplateLiteralType = Morph.ts.TemplateLiteralType;
   type UnionType = Morph.ts.UnionType;

@@ -12,6 +12,7 @@ import type { DiscoveredTool } from "../reflect/discover-tools.js";
 import { finishedSharedSchema, finishParameters } from "./finish-parameters.js";
 import { inspectJsonType } from "../reflect/json-compat.js";
 import type { SchemaEngine } from "./schema-engine.js";
+import { inWrittenOrder } from "./written-order.js";
 
 export function outputSchemaOf(tool: DiscoveredTool, engine: SchemaEngine, checker: ts.TypeChecker): { schema?: JsonSchema; diagnostics: Diagnostic[] } {
   const signature = checker.getSignatureFromDeclaration(tool.fn);
@@ -40,7 +41,7 @@ export function outputSchemaOf(tool: DiscoveredTool, engine: SchemaEngine, check
     if (problem !== undefined) return skipped(problem);
     schema = finished.parameters;
   }
-  return schema.type === "object" ? { schema, diagnostics: [] } : { diagnostics: [] };
+  return schema.type === "object" ? { schema: inWrittenOrder(schema, [{ type }], checker), diagnostics: [] } : { diagnostics: [] };
 }
 
 /** An object JSON carries as an object: not an array, tuple, function or `Date`, and not a union. */

@@ -110,7 +110,7 @@ function describeObject(schema: JsonSchema, root: JsonSchema, depth: number): st
 }
 
 /** `#/definitions/Name` (or any local JSON pointer) inside `root`. */
-function resolveLocalRef(root: JsonSchema, ref: string): JsonValue | undefined {
+export function resolveLocalRef(root: JsonSchema, ref: string): JsonValue | undefined {
   if (!ref.startsWith("#/")) return undefined;
   let value: JsonValue | undefined = root;
   for (const raw of ref.slice(2).split("/")) {

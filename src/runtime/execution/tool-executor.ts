@@ -16,9 +16,11 @@ import {
   schemaFailedMessage,
   timeoutMessage,
   toolFailedMessage,
+  toolRejectedArgumentMessage,
   unknownToolMessage,
   unrenderableResultMessage,
 } from "./tool-messages.js";
+import { toolInputProblem } from "./tool-input-error.js";
 import type { ToolContext, ToolExecutor, ToolOutcome } from "../loop/types.js";
 import { compileArguments, createAjv } from "./validate-arguments.js";
 
@@ -171,8 +173,11 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolRunner & P
         return { status: "timeout", content: timeoutMessage(name, timeoutMs) };
       case "aborted":
         return { status: "aborted", content: abortedMessage(name) };
-      case "threw":
+      case "threw": {
+        const rejected = toolInputProblem(result.error);
+        if (rejected !== undefined) return { status: "invalid_arguments", content: toolRejectedArgumentMessage(name, rejected, entry.definition.function.parameters) };
         return { status: "tool_error", content: toolFailedMessage(name, result.error) };
+      }
       case "returned": {
         let body: string;
         try {

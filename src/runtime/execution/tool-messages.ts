@@ -5,6 +5,7 @@
 import type { ParametersSchema } from "../../shared/schemas-file.js";
 import { commandLine } from "../../shared/package-layout.js";
 import { describeSchemaType, previewValue, shorten } from "./describe-json.js";
+import type { ToolInputProblem } from "./tool-input-error.js";
 import type { Conversion } from "./validate-arguments.js";
 
 const NAME_CHARS = 100;
@@ -60,6 +61,22 @@ export function invalidArgumentsMessage(tool: string, problems: readonly string[
   ].join("\n");
 }
 
+/** A `ToolInputError`: shaped like a schema failure, under a header that says the tool itself refused. */
+export function toolRejectedArgumentMessage(tool: string, problem: ToolInputProblem, schema: ParametersSchema): string {
+  const message = oneLineMessage(problem.message);
+  return [
+    `The tool ${tool} rejected its arguments, so it has no result:`,
+    problem.parameter === undefined ? `- ${message}` : `- ${shorten(problem.parameter, NAME_CHARS)}: ${message}`,
+    parametersLine(schema),
+    `Fix this and call ${tool} again.`,
+  ].join("\n");
+}
+
+/** A tool's message on the problem's one line: line breaks become spaces, at most `ERROR_CHARS`. */
+function oneLineMessage(text: string): string {
+  return shorten(text.replace(/\s*[\r\n]+\s*/g, " ").trim(), ERROR_CHARS);
+}
+
 export function tooDeepMessage(tool: string, thrown: unknown, schema: ParametersSchema): string {
   return [
     `The arguments for ${tool} are nested too deeply to check (${describeThrown(thrown)}), so it was not run.`,
@@ -86,11 +103,9 @@ export const DECODED_STRING_NOTE = "[decoded arguments that were sent as a JSON 
 
 export const NO_OUTPUT = "(no output)";
 
+/** Whether trying again can help is not known: the tool did not say its argument was wrong (`ToolInputError`). */
 export function toolFailedMessage(tool: string, thrown: unknown): string {
-  return [
-    `The tool ${tool} itself failed: ${describeThrown(thrown)}`,
-    `Its arguments were valid, so this is not an argument problem; retrying with other arguments of the same form will not help.`,
-  ].join("\n");
+  return `The tool ${tool} itself failed: ${describeThrown(thrown)}`;
 }
 
 export function timeoutMessage(tool: string, timeoutMs: number): string {

@@ -1,4 +1,6 @@
 import type { ErrorObject } from "ajv";
+import type { JsonSchema, JsonValue } from "../../shared/schemas-file.js";
+import { isRecord, isSchemaObject, resolveLocalRef } from "./describe-json.js";
 
 /** A failed union and, per branch index, the errors that kept that branch from matching. */
 export interface FailedUnion {
@@ -50,4 +52,75 @@ function findUnion(error: ErrorObject, byPlace: ReadonlyMap<string, FailedUnion>
     }
   }
   return undefined;
+}
+
+/**
+ * Which branch of a failed union an object was meant for, to describe that branch's problems instead of
+ * the whole union: in a discriminated union (a member every branch requires, with a different literal in
+ * each) the branch its value names, or, when the value names none, the discriminator itself is the
+ * problem; else the branch with the fewest problems among those the value's type fits (the first written
+ * on a tie). `undefined`: describe the union as a whole (a value of no branch's type, branches that could
+ * not be told apart).
+ */
+export type BranchChoice =
+  | { kind: "discriminated"; member: string; value: JsonValue; index: number }
+  | { kind: "unknown-discriminator"; member: string; allowed: JsonValue[]; given: { value: unknown } | undefined }
+  | { kind: "closest"; index: number };
+
+export function chooseBranch(union: FailedUnion, root: JsonSchema): BranchChoice | undefined {
+  const value = union.error.data as unknown;
+  const branches = union.error.schema;
+  if (!isRecord(value) || !Array.isArray(branches)) return undefined;
+  const resolved = branches.map((branch) => resolvedBranch(branch as JsonValue, root));
+  const discriminator = discriminatorOf(resolved);
+  if (discriminator !== undefined) {
+    const { member, values } = discriminator;
+    const given = Object.hasOwn(value, member) ? { value: value[member] } : undefined;
+    const index = given === undefined ? -1 : values.findIndex((literal) => literal === given.value);
+    return index === -1 ? { kind: "unknown-discriminator", member, allowed: values, given } : { kind: "discriminated", member, value: values[index]!, index };
+  }
+  let best: { index: number; problems: number } | undefined;
+  resolved.forEach((_branch, index) => {
+    const problems = union.branches.get(String(index));
+    // A branch whose errors sit under a `$ref` elsewhere cannot be counted; one the value's type misses is not meant.
+    if (problems === undefined || problems.some((error) => isTypeMismatchAt(error, union.error.instancePath))) return;
+    if (best === undefined || problems.length < best.problems) best = { index, problems: problems.length };
+  });
+  return best === undefined ? undefined : { kind: "closest", index: best.index };
+}
+
+/** A type, `const` or `enum` failure at the union's own value: the value is not of that branch's kind. */
+function isTypeMismatchAt(error: ErrorObject, instancePath: string): boolean {
+  return error.instancePath === instancePath && (error.keyword === "type" || error.keyword === "const" || error.keyword === "enum");
+}
+
+function resolvedBranch(branch: JsonValue, root: JsonSchema): JsonValue | undefined {
+  let current: JsonValue | undefined = branch;
+  for (let hops = 0; hops < 8 && isSchemaObject(current) && typeof current.$ref === "string"; hops += 1) current = resolveLocalRef(root, current.$ref);
+  return current;
+}
+
+/** A member every branch requires, each with one literal value (`const` or a one-value `enum`), all different. */
+function discriminatorOf(branches: readonly (JsonValue | undefined)[]): { member: string; values: JsonValue[] } | undefined {
+  const first = branches[0];
+  if (branches.length < 2 || !isSchemaObject(first) || !isSchemaObject(first.properties)) return undefined;
+  for (const member of Object.keys(first.properties)) {
+    const values: JsonValue[] = [];
+    for (const branch of branches) {
+      const literal = requiredLiteral(branch, member);
+      if (literal === undefined || values.includes(literal.value)) break;
+      values.push(literal.value);
+    }
+    if (values.length === branches.length) return { member, values };
+  }
+  return undefined;
+}
+
+function requiredLiteral(branch: JsonValue | undefined, member: string): { value: JsonValue } | undefined {
+  if (!isSchemaObject(branch) || !isSchemaObject(branch.properties) || !Array.isArray(branch.required) || !branch.required.includes(member)) return undefined;
+  const schema = Object.hasOwn(branch.properties, member) ? branch.properties[member] : undefined;
+  if (!isSchemaObject(schema)) return undefined;
+  const literal = "const" in schema ? schema.const : Array.isArray(schema.enum) && schema.enum.length === 1 ? schema.enum[0] : undefined;
+  // Only primitives can be told apart by `===`.
+  return literal === undefined || (typeof literal === "object" && literal !== null) ? undefined : { value: literal };
 }

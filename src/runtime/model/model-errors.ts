@@ -5,6 +5,7 @@
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import { isContextLengthRefusal } from "../compaction/context-length-refusal.js";
+import { apiErrorMessage } from "./api-error-message.js";
 import { scrubSecret } from "./key-mask.js";
 import { transportRefusalIn } from "./transport-refusal.js";
 import { MAX_RETRY_DELAY_MS, requestedDelayMs, type BodyCut } from "./watched-fetch.js";
@@ -62,6 +63,8 @@ export interface FailureContext {
   cut?: BodyCut;
   /** How many HTTP attempts were made for this request (SDK retries included). */
   attempts: number;
+  /** The body of the error response, when one was read: its message is shown whatever the body's shape. */
+  errorBody?: string;
 }
 
 const MAX_API_MESSAGE = 400;
@@ -109,7 +112,7 @@ function classify(error: unknown, context: FailureContext): ModelRequestErrorIni
       retryable: true,
     };
   }
-  if (error instanceof APIError) return httpFailure(error, url, tries);
+  if (error instanceof APIError) return httpFailure(error, url, tries, context.errorBody);
   if (error instanceof SyntaxError) {
     return {
       kind: "malformed",
@@ -168,8 +171,8 @@ function aborted(): ModelRequestErrorInit {
   return { kind: "aborted", message: "interrupted: the model request was aborted", retryable: false };
 }
 
-function httpFailure(error: APIError, url: string, tries: string): ModelRequestErrorInit {
-  const apiMessage = apiMessageOf(error);
+function httpFailure(error: APIError, url: string, tries: string, errorBody: string | undefined): ModelRequestErrorInit {
+  const apiMessage = apiMessageOf(error, errorBody);
   const status = error.status;
   if (status === undefined) {
     return {
@@ -202,9 +205,10 @@ function hintFor(status: number): { hint?: string } {
   return {};
 }
 
-function apiMessageOf(error: APIError): string {
+function apiMessageOf(error: APIError, errorBody: string | undefined): string {
   const body = error.error as { message?: unknown } | undefined;
-  const text = typeof body?.message === "string" ? body.message : error.message.replace(/^\d{3} /, "");
+  const fromBody = error.status !== undefined && errorBody !== undefined ? apiErrorMessage(errorBody) : undefined;
+  const text = fromBody ?? (typeof body?.message === "string" ? body.message : error.message.replace(/^\d{3} /, ""));
   return oneLine(text) || "(no message)";
 }
 

@@ -113,6 +113,8 @@ export interface AttemptFailure {
   userAborted: boolean;
   attempts: number;
   cut?: RequestWatch["cut"];
+  /** The last error response's body as the SDK read it, for a message in any shape. */
+  errorBody?: string;
 }
 
 export interface Dialect {
@@ -138,6 +140,7 @@ export function resendingRequester(dialect: Dialect, transport: SdkTransport): T
           userAborted: request.signal.aborted,
           attempts: watch.attempts,
           ...(watch.cut !== undefined ? { cut: watch.cut } : {}),
+          ...(watch.errorBody !== undefined ? { errorBody: watch.errorBody } : {}),
         });
         const brokenBody = watch.responded || watch.cut !== undefined;
         if (!brokenBody || !failure.retryable || failure.kind === "aborted" || resend >= brokenResponseRetries) throw failure;

@@ -25,6 +25,8 @@ export interface RequestWatch {
   contentType: string;
   /** The last bytes of the body received, to tell a stream that ended with `data: [DONE]` from one cut short. */
   tail: Uint8Array;
+  /** The body of the last attempt's error response, as the SDK read it (the SDK drops all but OpenAI's shape). */
+  errorBody: string | undefined;
   /** The caller's signal: no retry is reported after it aborted. */
   userSignal: AbortSignal;
   /** Clears the timers of the response in flight. */
@@ -80,7 +82,7 @@ function watchOf(init: RequestInit | undefined): RequestWatch | undefined {
 }
 
 export function newRequestWatch(userSignal: AbortSignal): RequestWatch {
-  return { attempts: 0, responded: false, cut: undefined, contentType: "", tail: new Uint8Array(), userSignal, stopBodyTimers: () => undefined };
+  return { attempts: 0, responded: false, cut: undefined, errorBody: undefined, contentType: "", tail: new Uint8Array(), userSignal, stopBodyTimers: () => undefined };
 }
 
 export function createWatchedFetch(options: WatchedFetchOptions): typeof fetch {
@@ -90,6 +92,7 @@ export function createWatchedFetch(options: WatchedFetchOptions): typeof fetch {
     if (watch === undefined) return transport(input, init);
     watch.attempts += 1;
     watch.responded = false;
+    watch.errorBody = undefined;
     const willRetry = () => !watch.userSignal.aborted && watch.attempts <= options.maxRetries;
     const retry = { retry: watch.attempts, maxRetries: options.maxRetries };
 
@@ -107,7 +110,7 @@ export function createWatchedFetch(options: WatchedFetchOptions): typeof fetch {
       if (willRetry() && sdkRetriesStatus(response)) {
         const delayMs = requestedDelayMs(response.headers);
         // The SDK would wait as long as it is told, an hour included: past the cap, fail now instead.
-        if (delayMs !== undefined && delayMs > MAX_RETRY_DELAY_MS) return withHeader(response, "x-should-retry", "false");
+        if (delayMs !== undefined && delayMs > MAX_RETRY_DELAY_MS) return keepingErrorBody(withHeader(response, "x-should-retry", "false"), watch);
         options.onSdkRetry({
           ...retry,
           kind: "http",
@@ -116,7 +119,7 @@ export function createWatchedFetch(options: WatchedFetchOptions): typeof fetch {
           ...(delayMs !== undefined ? { delayMs } : {}),
         });
       }
-      return response;
+      return keepingErrorBody(response, watch);
     }
     watch.responded = true;
     watch.contentType = (response.headers.get("content-type") ?? "").split(";")[0]?.trim() ?? "";
@@ -126,6 +129,22 @@ export function createWatchedFetch(options: WatchedFetchOptions): typeof fetch {
 
 /** The longest `retry-after` honoured; a server asking for more gets an error right away (its message says the wait). */
 export const MAX_RETRY_DELAY_MS = 60_000;
+
+/** The longest error body kept for its message: enough for any message, bounded whatever the endpoint sends. */
+const MAX_ERROR_BODY_CHARS = 65_536;
+
+/** Notes the error body when the SDK reads it (`text()`), for the message the SDK would lose. */
+function keepingErrorBody(response: Response, watch: RequestWatch): Response {
+  const text = response.text.bind(response);
+  Object.defineProperty(response, "text", {
+    value: async () => {
+      const body = await text();
+      watch.errorBody = body.slice(0, MAX_ERROR_BODY_CHARS);
+      return body;
+    },
+  });
+  return response;
+}
 
 function withHeader(response: Response, name: string, value: string): Response {
   const headers = new Headers(response.headers);

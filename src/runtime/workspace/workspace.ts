@@ -10,6 +10,7 @@
 import { lstat, readlink, realpath, type FileHandle } from "node:fs/promises";
 import type { BigIntStats } from "node:fs";
 import path from "node:path";
+import { ToolInputError } from "../execution/tool-input-error.js";
 import { DIRECTORY_FLAGS, openInside, openRootDirectory, pathInside, type HeldDirectory } from "./held-directory.js";
 
 /** Linux's own limit on symbolic links followed while resolving one path (MAXSYMLINKS). */
@@ -107,21 +108,20 @@ export async function confineToWorkspace(workspace: string, requested: string): 
   }
 }
 
-/** What a tool returns instead of a result when the path is refused; the tool returns `refusal` as its result. */
-export interface Refusal {
-  refusal: string;
-}
+/** The refusals the model's own path causes: it can fix them. The others (EACCES, a swap mid-walk) are the tool's. */
+const ARGUMENT_CODES: ReadonlySet<WorkspaceErrorCode> = new Set(["outside", "loop", "missing", "not_a_directory"]);
 
 /**
- * `confineToWorkspace`, with a path outside the workspace (a symbolic link loop included) answered as a
- * refusal the tool returns as its result: the call worked, the model asked for something it may not
- * have. Every other problem (ENOENT, ENOTDIR, EACCES) is thrown, an error inside the tool.
+ * `confineToWorkspace` for a tool's argument `parameter`: a path outside the workspace (a symbolic link
+ * loop included), a missing one, or one that runs through a file is the argument's fault, thrown as a
+ * `ToolInputError` naming the parameter; every other problem (EACCES, …) is thrown as it is, a failure
+ * of the tool.
  */
-export async function confineOrRefuse(workspace: string, requested: string): Promise<ConfinedPath | Refusal> {
+export async function confineArgument(workspace: string, requested: string, parameter: string): Promise<ConfinedPath> {
   try {
     return await confineToWorkspace(workspace, requested);
   } catch (error) {
-    if (error instanceof WorkspaceError && (error.code === "outside" || error.code === "loop")) return { refusal: error.message };
+    if (error instanceof WorkspaceError && ARGUMENT_CODES.has(error.code)) throw new ToolInputError(error.message, { parameter, cause: error });
     throw error;
   }
 }

@@ -54,7 +54,7 @@ describe("loadSchemas", () => {
   test.each([
     [[], "the top level is not an object"],
     [{ tools: {}, bindings: [] }, '"tools" is not an array'],
-    [{ ...fixtureSchemas, bindings: fixtureSchemas.bindings.slice(1) }, '"tools" has 20 entries but "bindings" has 19'],
+    [{ ...fixtureSchemas, bindings: fixtureSchemas.bindings.slice(1) }, '"tools" has 25 entries but "bindings" has 24'],
     [{ ...fixtureSchemas, bindings: [...fixtureSchemas.bindings].reverse() }, "bindings[0] does not describe tool add (name, file, exportName)"],
     [{ ...fixtureSchemas, inputs: { toolsDir: "tools", files: [] } }, '"inputs" lacks toolsDir, files or hash'],
     [
@@ -62,7 +62,7 @@ describe("loadSchemas", () => {
       "tool add is defined twice",
     ],
     [{ ...fixtureSchemas, strictTools: {} }, '"strictTools" is not an array'],
-    [{ ...fixtureSchemas, strictTools: fixtureSchemas.tools.slice(1) }, '"tools" has 20 entries but "strictTools" has 19'],
+    [{ ...fixtureSchemas, strictTools: fixtureSchemas.tools.slice(1) }, '"tools" has 25 entries but "strictTools" has 24'],
     [{ ...fixtureSchemas, strictTools: fixtureSchemas.tools }, "strictTools[0] is not the strict definition of tool add"],
   ])("a file of the wrong shape says where (%#)", (content, problem) => {
     writeSchemas(content);

@@ -84,7 +84,7 @@ describe("arguments text", () => {
 
 describe("tool names", () => {
   const available =
-    "add, area, circular, countNodes, countWords, describeCall, explode, missingExport, missingFile, nothing, rejectLater, repeat, saveRecord, schedule, setMode, structured, throwString, totalArea, waitForever, workspaceSeen";
+    "add, area, circular, configure, countNodes, countWords, describeCall, explode, missingExport, missingFile, nothing, parseDate, rejectByName, rejectLater, rejectWithCopy, repeat, saveRecord, schedule, setMode, structured, throwLookalike, throwString, totalArea, waitForever, workspaceSeen";
 
   test("an unknown tool is named and the available tools are listed", async () => {
     expect(await call("delete_everything", "{}")).toEqual({
@@ -150,10 +150,9 @@ describe("schema failures", () => {
     expect(imported).toBe(0);
   });
 
-  test("a failed union is one line naming its branches", async () => {
-    const union = '- mode: expected "fast" | { level: integer }, got';
-    expect((await call("setMode", '{"mode": 5}')).content.split("\n")[1]).toBe(`${union} 5`);
-    expect((await call("setMode", '{"mode": {"level": "high"}}')).content.split("\n")[1]).toBe(`${union} an object`);
+  test("a failed union is one line naming its branches when the value fits no branch's type, else the branch meant", async () => {
+    expect((await call("setMode", '{"mode": 5}')).content.split("\n")[1]).toBe('- mode: expected "fast" | { level: integer }, got 5');
+    expect((await call("setMode", '{"mode": {"level": "high"}}')).content.split("\n")[1]).toBe('- mode (as { level: integer }): level: expected integer, got string "high"');
   });
 
   test("unknown keys are listed with the problems when the call cannot proceed", async () => {
@@ -274,12 +273,10 @@ describe("repairs", () => {
     });
   });
 
-  test("inside a union, nothing is repaired when the branch meant is unclear", async () => {
+  test("inside a union, nothing is repaired when the branch meant is unclear; a discriminator no branch has is the problem", async () => {
     const outcome = await call("area", '{"shape": {"kind": "triangle", "side": "3"}}');
     expect(outcome.status).toBe("invalid_arguments");
-    expect(outcome.content.split("\n")[1]).toBe(
-      '- shape: expected { kind: "circle"; r: number } | { kind: "square"; side: number }, got an object',
-    );
+    expect(outcome.content.split("\n")[1]).toBe('- shape.kind: expected one of "circle", "square", got string "triangle"');
   });
 
   test("in an open object (a dictionary) every key is data, __proto__ included", async () => {
@@ -299,20 +296,53 @@ describe("repairs", () => {
   });
 });
 
-describe("failures of the tool itself", () => {
-  const notArguments = "Its arguments were valid, so this is not an argument problem; retrying with other arguments of the same form will not help.";
+describe("a tool that rejects its argument (ToolInputError)", () => {
+  test("is an argument problem shaped like a schema failure, naming the parameter, under its own header", async () => {
+    expect(await call("parseDate", '{"date": "2023-02-29"}')).toEqual({
+      status: "invalid_arguments",
+      content: [
+        "The tool parseDate rejected its arguments, so it has no result:",
+        '- date: "2023-02-29" is not a date of the calendar',
+        "Parameters: date (string, required)",
+        "Fix this and call parseDate again.",
+      ].join("\n"),
+    });
+    expect(await call("parseDate", '{"date": "2024-02-29"}')).toEqual({ status: "ok", content: "2024-02-29T00:00:00.000Z" });
+  });
 
-  test("a throw is the tool's failure, with the error's name and message", async () => {
+  test("a nested parameter path, the message on one line", async () => {
+    expect((await call("configure", '{"options": {"mode": "turbo"}}')).content).toBe(
+      [
+        "The tool configure rejected its arguments, so it has no result:",
+        '- options.mode: unknown mode "turbo" use "fast" or "safe"',
+        "Parameters: options ({ mode: string }, required)",
+        "Fix this and call configure again.",
+      ].join("\n"),
+    );
+  });
+
+  test("the tool module's own copy of the class, and a copy by name, are recognised; a lookalike is not", async () => {
+    expect(await call("rejectWithCopy", "")).toEqual({
+      status: "invalid_arguments",
+      content: "The tool rejectWithCopy rejected its arguments, so it has no result:\n- the copy's message\nParameters: none\nFix this and call rejectWithCopy again.",
+    });
+    expect(await call("rejectByName", "")).toMatchObject({ status: "invalid_arguments", content: expect.stringContaining("\n- x: rejected by name\n") });
+    expect(await call("throwLookalike", "")).toEqual({ status: "tool_error", content: "The tool throwLookalike itself failed: Error: boom" });
+  });
+});
+
+describe("failures of the tool itself", () => {
+  test("a throw is the tool's failure, with the error's name and message, and no claim about retrying", async () => {
     expect(await call("explode", "{}")).toEqual({
       status: "tool_error",
-      content: `The tool explode itself failed: TypeError: cannot read the disk\n${notArguments}`,
+      content: "The tool explode itself failed: TypeError: cannot read the disk",
     });
   });
 
   test("so is a rejection", async () => {
     expect(await call("rejectLater", "")).toEqual({
       status: "tool_error",
-      content: `The tool rejectLater itself failed: RangeError: value out of range\n${notArguments}`,
+      content: "The tool rejectLater itself failed: RangeError: value out of range",
     });
   });
 
