@@ -23,6 +23,10 @@ export interface AgentArgs {
   responseTimeoutMs?: number;
   maxResponseBytes?: number;
   contextWindow?: number;
+  /** `--allow` names, each flag split at commas; `*` allows every tool. */
+  allow: string[];
+  /** `--read-only`: offer no tool that needs approval. */
+  readOnly: boolean;
   help: boolean;
 }
 
@@ -72,6 +76,9 @@ Flags (before or after the prompt):
                         the model's context window: older history is compacted before a request that would
                         not fit it (default: known for common models; else unknown, and the history is
                         compacted when the endpoint refuses a request as too long)
+  --allow TOOL          run TOOL without asking for approval (repeatable or comma-separated; * for all);
+                        without it, a tool that needs approval is asked about on a terminal, else refused
+  --read-only           offer no tool that needs approval (cannot be combined with --allow)
   --no-stream           plain responses instead of streaming
   --strict, --no-strict offer tools in OpenAI's strict dialect (constrained decoding), or lenient
                         (default: strict when the endpoint is OpenAI's or Azure OpenAI's, else lenient)
@@ -84,7 +91,7 @@ Exit codes: 0 answer, 1 turn limit reached, 2 usage or setup error, 3 API error,
             70 internal error (a bug in sigloop).`;
 
 export function parseAgentArgs(argv: readonly string[]): ParsedAgentArgs {
-  const args: AgentArgs = { stream: true, help: false };
+  const args: AgentArgs = { stream: true, help: false, allow: [], readOnly: false };
   const promptParts: string[] = [];
   for (let i = 0; i < argv.length; i += 1) {
     const token = argv[i] ?? "";
@@ -99,14 +106,15 @@ export function parseAgentArgs(argv: readonly string[]): ParsedAgentArgs {
     }
     const equals = token.indexOf("=");
     const name = equals === -1 ? token : token.slice(0, equals);
-    if (name === "--help" || name === "--no-stream" || name === "--strict" || name === "--no-strict") {
+    if (name === "--help" || name === "--no-stream" || name === "--strict" || name === "--no-strict" || name === "--read-only") {
       if (equals !== -1) return { ok: false, error: `${name} takes no value` };
       if (name === "--help") args.help = true;
+      else if (name === "--read-only") args.readOnly = true;
       else if (name === "--no-stream") args.stream = false;
       else args.strict = name === "--strict";
       continue;
     }
-    const key = VALUE_FLAGS[name];
+    const key = name === "--allow" ? "allow" : VALUE_FLAGS[name];
     if (key === undefined) return { ok: false, error: `unknown flag ${name}` };
     let value: string | undefined;
     if (equals !== -1) {
@@ -116,6 +124,12 @@ export function parseAgentArgs(argv: readonly string[]): ParsedAgentArgs {
       i += 1;
     }
     if (value === undefined || value === "") return { ok: false, error: `${name} needs a value` };
+    if (key === "allow") {
+      const names = value.split(",").map((part) => part.trim()).filter((part) => part !== "");
+      if (names.length === 0) return { ok: false, error: `--allow needs a tool name (or *), got ${JSON.stringify(value)}` };
+      args.allow.push(...names);
+      continue;
+    }
     const stored = storeValue(args, key, name, value);
     if (stored !== undefined) return { ok: false, error: stored };
   }

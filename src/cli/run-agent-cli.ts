@@ -23,6 +23,10 @@ import { coalescedOutput } from "./coalesced-output.js";
 import { colorsWanted, createProgressReporter } from "./progress-reporter.js";
 import { EXIT, reportResult } from "./report-result.js";
 import { toolModeLine } from "./tool-mode-line.js";
+import { createCliApprover } from "./cli-approval.js";
+import { readlineQuestions, stdinQuestions, type Questions } from "./terminal-questions.js";
+import type { ApprovalRecord } from "../runtime/approval/approval-record.js";
+import type { Interface } from "node:readline";
 
 export const DEFAULT_MODEL = "gpt-4o-mini";
 
@@ -91,6 +95,10 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
     return usageError(`OPENAI_BASE_URL must be an http(s) URL of the API root, such as http://localhost:8080/v1; got ${JSON.stringify(baseURL)}`);
   }
 
+  if (args.readOnly && args.allow.length > 0) {
+    return usageError("--read-only offers no tool that needs approval, so there is nothing for --allow to allow; drop one of them");
+  }
+
   const fromUser = (file: string) => path.resolve(io.cwd, file);
   const workspace = fromUser(args.workspace ?? ".");
   if (!isDirectory(workspace)) return usageError(`the workspace ${workspace} is not a directory (--workspace)`);
@@ -117,9 +125,30 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
     schemas: schemas.schemas,
     schemasDir: path.dirname(schemasPath),
     strict,
+    readOnly: args.readOnly,
     ...(args.toolTimeoutMs !== undefined ? { timeoutMs: args.toolTimeoutMs } : {}),
   });
   reporter.line(toolModeLine(strict, args.strict !== undefined, schemas.schemas));
+  const offered = new Set(executor.definitions.map((tool) => tool.function.name));
+  for (const name of new Set(args.allow)) {
+    if (name !== "*" && !offered.has(name)) {
+      reporter.line(`warning: --allow ${name} names no offered tool (offered: ${[...offered].join(", ") || "none"}); it allows nothing`);
+    }
+  }
+  // "On a terminal": questions are typed on stdin and shown on stderr; stdout may go anywhere.
+  const onTerminal = io.stdin.isTTY === true && io.stderr.isTTY === true;
+  const questions: { questions: Questions; attach?: (rl: Interface) => void } | undefined =
+    !onTerminal ? undefined : interactive ? deferredQuestions() : { questions: stdinQuestions(io.stdin, io.stderr as NodeJS.WritableStream) };
+  const approve = createCliApprover({
+    allow: args.allow,
+    questions: questions?.questions,
+    show: (text) => {
+      progress.flush();
+      stderr.write(text);
+    },
+    note: (text) => reporter.line(text),
+    colors: colorsWanted(io.stderr, io.env),
+  });
   const requestTurn = createTurnRequester({
     apiKey,
     ...(baseURL !== undefined ? { baseURL } : {}),
@@ -160,6 +189,8 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
     stream: args.stream,
     workspace,
     history: history.messages,
+    ...(history.approvals !== undefined ? { approvals: history.approvals } : {}),
+    approve,
     onEvent: (event) => {
       stdout.onEvent(event);
       reporter.onEvent(event);
@@ -175,7 +206,7 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
 
   try {
     if (interactive) {
-      return await runInteractive({ agent, input: io.stdin, prompts: io.stderr, stdout, reporter });
+      return await runInteractive({ agent, input: io.stdin, prompts: io.stderr, stdout, reporter, onReadline: (rl) => questions?.attach?.(rl) });
     }
     const controller = new AbortController();
     const stopListening = io.onInterrupt(() => controller.abort());
@@ -193,12 +224,13 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
     }
   } finally {
     progress.flush();
+    questions?.questions.close();
     transcript?.close();
   }
 }
 
 type HistoryLoad =
-  | { ok: true; messages: ChatMessage[]; file?: string }
+  | { ok: true; messages: ChatMessage[]; file?: string; approvals?: Map<string, ApprovalRecord> }
   | { ok: false; error: string };
 
 /** `--resume FILE` continues FILE; `--transcript FILE` starts a new one (refusing to mix conversations). */
@@ -219,7 +251,21 @@ function loadHistory(args: AgentArgs, fromUser: (file: string) => string, stderr
   const reading = readTranscript(resume);
   if (!reading.ok) return { ok: false, error: `${reading.error} (--resume)` };
   for (const warning of reading.warnings) stderr.write(`warning: ${warning}\n`);
-  return { ok: true, messages: reading.messages, file: resume };
+  return { ok: true, messages: reading.messages, file: resume, approvals: reading.approvals };
+}
+
+/** The chat's questions: they go through its readline, which exists once the chat starts. */
+function deferredQuestions(): { questions: Questions; attach(rl: Interface): void } {
+  let attached: Questions | undefined;
+  return {
+    questions: {
+      ask: (question, signal) => attached?.ask(question, signal) ?? Promise.resolve(undefined),
+      close: () => attached?.close(),
+    },
+    attach(rl) {
+      attached = readlineQuestions(rl);
+    },
+  };
 }
 
 function isHttpURL(text: string): boolean {
