@@ -81,11 +81,12 @@ export async function planEdit(workspace: string, requested: string, oldText: st
       refusal: `old_text occurs ${found.length} times in ${shown}, starting on lines ${listLines(lines)}, so nothing was changed. Send a longer old_text that occurs once, or set replace_all to true to replace all ${found.length}.`,
     };
   }
-  const after = replaceAt(text, found, oldText.length, newText);
-  const afterBytes = Buffer.byteLength(after, "utf8");
+  // Counted before the text is built: a refused edit costs no copy of the file.
+  const afterBytes = Buffer.byteLength(text, "utf8") + found.length * (newBytes - Buffer.byteLength(oldText, "utf8"));
   if (afterBytes > MAX_TEXT_BYTES) {
     return { refusal: `The edited file would be ${afterBytes} bytes, above edit_file's limit of ${LIMIT_TEXT}, so nothing was changed.` };
   }
+  const after = replaceAt(text, found, oldText.length, newText);
   const where = found.length === 1 ? `on line ${lines[0]}` : `starting on lines ${listLines(lines)}`;
   return {
     target,

@@ -30,15 +30,15 @@ export function matchIndexes(text: string, needle: string): number[] {
   return found;
 }
 
-/** The 1-based line each index falls on, in one pass over the text. */
+/** The 1-based line each index (in ascending order) falls on, in one pass over the text. */
 export function lineNumbers(text: string, indexes: readonly number[]): number[] {
   const lines: number[] = [];
   let line = 1;
-  let from = 0;
+  let nextBreak = text.indexOf("\n");
   for (const index of indexes) {
-    for (let at = text.indexOf("\n", from); at !== -1 && at < index; at = text.indexOf("\n", at + 1)) {
+    while (nextBreak !== -1 && nextBreak < index) {
       line += 1;
-      from = at + 1;
+      nextBreak = text.indexOf("\n", nextBreak + 1);
     }
     lines.push(line);
   }
