@@ -23,10 +23,10 @@ export interface AgentArgs {
   responseTimeoutMs?: number;
   maxResponseBytes?: number;
   contextWindow?: number;
-  /** `--allow` names, each flag split at commas; `*` allows every tool. */
-  allow: string[];
+  /** `--allow` names, each flag split at commas; `*` allows every tool. Absent: none. */
+  allow?: string[];
   /** `--read-only`: offer no tool that needs approval. */
-  readOnly: boolean;
+  readOnly?: true;
   help: boolean;
 }
 
@@ -91,7 +91,7 @@ Exit codes: 0 answer, 1 turn limit reached, 2 usage or setup error, 3 API error,
             70 internal error (a bug in sigloop).`;
 
 export function parseAgentArgs(argv: readonly string[]): ParsedAgentArgs {
-  const args: AgentArgs = { stream: true, help: false, allow: [], readOnly: false };
+  const args: AgentArgs = { stream: true, help: false };
   const promptParts: string[] = [];
   for (let i = 0; i < argv.length; i += 1) {
     const token = argv[i] ?? "";
@@ -127,7 +127,7 @@ export function parseAgentArgs(argv: readonly string[]): ParsedAgentArgs {
     if (key === "allow") {
       const names = value.split(",").map((part) => part.trim()).filter((part) => part !== "");
       if (names.length === 0) return { ok: false, error: `--allow needs a tool name (or *), got ${JSON.stringify(value)}` };
-      args.allow.push(...names);
+      args.allow = [...(args.allow ?? []), ...names];
       continue;
     }
     const stored = storeValue(args, key, name, value);

@@ -95,7 +95,8 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
     return usageError(`OPENAI_BASE_URL must be an http(s) URL of the API root, such as http://localhost:8080/v1; got ${JSON.stringify(baseURL)}`);
   }
 
-  if (args.readOnly && args.allow.length > 0) {
+  const allow = args.allow ?? [];
+  if (args.readOnly === true && allow.length > 0) {
     return usageError("--read-only offers no tool that needs approval, so there is nothing for --allow to allow; drop one of them");
   }
 
@@ -125,12 +126,12 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
     schemas: schemas.schemas,
     schemasDir: path.dirname(schemasPath),
     strict,
-    readOnly: args.readOnly,
+    readOnly: args.readOnly === true,
     ...(args.toolTimeoutMs !== undefined ? { timeoutMs: args.toolTimeoutMs } : {}),
   });
   reporter.line(toolModeLine(strict, args.strict !== undefined, schemas.schemas));
   const offered = new Set(executor.definitions.map((tool) => tool.function.name));
-  for (const name of new Set(args.allow)) {
+  for (const name of new Set(allow)) {
     if (name !== "*" && !offered.has(name)) {
       reporter.line(`warning: --allow ${name} names no offered tool (offered: ${[...offered].join(", ") || "none"}); it allows nothing`);
     }
@@ -140,7 +141,7 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
   const questions: { questions: Questions; attach?: (rl: Interface) => void } | undefined =
     !onTerminal ? undefined : interactive ? deferredQuestions() : { questions: stdinQuestions(io.stdin, io.stderr as NodeJS.WritableStream) };
   const approve = createCliApprover({
-    allow: args.allow,
+    allow,
     questions: questions?.questions,
     show: (text) => {
       progress.flush();

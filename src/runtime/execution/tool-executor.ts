@@ -110,7 +110,9 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolRunner & P
     const binding = schemas.bindings[index];
     if (binding !== undefined && offered(definition)) entries.set(definition.function.name, { definition, binding });
   });
-  const toolNames = schemas.tools.filter(offered).map((tool) => tool.function.name);
+  // The schemas file's own array when nothing is left out: the tools list is sent as the very same value.
+  const offeredDefinitions = (tools: ToolDefinition[]): ToolDefinition[] => (options.readOnly === true ? tools.filter(offered) : tools);
+  const toolNames = offeredDefinitions(schemas.tools).map((tool) => tool.function.name);
   const modules = new Map<string, Promise<unknown>>();
   const toolFiles = [...new Set(schemas.bindings.map((binding) => fileUrlOf(binding)))];
   let ajv: Promise<Ajv> | undefined;
@@ -263,7 +265,7 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolRunner & P
   }
 
   return {
-    definitions: (options.strict === true ? (schemas.strictTools ?? schemas.tools) : schemas.tools).filter(offered),
+    definitions: offeredDefinitions(options.strict === true ? (schemas.strictTools ?? schemas.tools) : schemas.tools),
     needsApproval: (name) => entries.has(name) && asksApproval(name),
     run,
     async execute(call, context) {
