@@ -110,3 +110,29 @@ it.skipIf(!hasScript)("an empty answer refuses; end of input refuses the rest; C
   expect(await interrupted.exited).toBe(130);
   expect(existsSync(path.join(ws, "a.txt"))).toBe(false);
 }, 60_000);
+
+it.skipIf(!hasScript)("in the chat: the question is answered on the chat's own line, never taken for a prompt; always lasts the whole chat", async () => {
+  const ws = tempDir();
+  server.setScript([
+    { toolCalls: [{ id: "t1", name: "write_file", arguments: '{"path":"one.txt","content":"1\\n"}' }] },
+    { content: "wrote one" },
+    { toolCalls: [{ id: "t2", name: "write_file", arguments: '{"path":"two.txt","content":"2\\n"}' }] },
+    { content: "wrote two" },
+  ]);
+  const term = onTerminal(["--workspace", ws]);
+  const prompts = () => term.screen().split("> ").length - 1;
+  await term.until(() => prompts() >= 1);
+  term.child.stdin.write("write one\r");
+  await term.until(() => term.count("Run write_file?") >= 1);
+  term.child.stdin.write("a\r");
+  await term.until(() => term.count("wrote one") >= 1 && prompts() >= 2);
+  term.child.stdin.write("write two\r");
+  await term.until(() => term.count("wrote two") >= 1);
+  term.child.stdin.write("\u0004");
+  expect(await term.exited).toBe(0);
+  expect(term.count("Run write_file?")).toBe(1);
+  expect(readFileSync(path.join(ws, "one.txt"), "utf8")).toBe("1\n");
+  expect(readFileSync(path.join(ws, "two.txt"), "utf8")).toBe("2\n");
+  const userPrompts = (server.requests.at(-1)?.body?.messages as ChatMessage[]).filter((m) => m.role === "user").map((m) => m.content);
+  expect(userPrompts).toEqual(["write one", "write two"]);
+}, 60_000);
