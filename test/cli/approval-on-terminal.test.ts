@@ -1,47 +1,23 @@
 /**
- * Approval on a real terminal: `script` gives the CLI a pseudo-terminal (as in interactive-tty.test.ts).
+ * Approval on a real terminal (pseudo-terminal.ts).
  * Each answer is typed only after its question has appeared, so nothing depends on timing: a refusal
  * with a reason, an answer that asks again, a yes, an "always" that covers the later calls of that tool.
  */
-import { spawn, spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync, existsSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import type { ChatMessage } from "../../src/runtime/loop/messages.js";
-import { startScriptedServer, type ScriptedServer } from "../../src/scripted-server/scripted-server.js";
-import { cliEnv, projectRoot, SENTINEL_KEY, tempDir, writeFixtureSchemas } from "./support.js";
+import { cliEnv, SENTINEL_KEY, tempDir } from "./support.js";
+import { agentOnTerminal, hasScript } from "./pseudo-terminal.js";
+import { useBuiltInTools } from "../tools/file-tools-support.js";
 
-const hasScript = spawnSync("script", ["--version"]).status === 0;
-let server: ScriptedServer;
-let schemas: string;
-
-beforeAll(async () => {
-  server = await startScriptedServer({ script: [] });
-  schemas = writeFixtureSchemas(tempDir(), path.join(projectRoot, "tools"));
-});
-afterAll(() => server.close());
-
-function onTerminal(argv: string[]) {
-  const command = [process.execPath, "--import", "tsx", path.join(projectRoot, "scripts/agent.ts"), "--schemas", schemas, ...argv].map((part) => `'${part}'`).join(" ");
-  const child = spawn("script", ["-qfec", command, "/dev/null"], { cwd: projectRoot, env: { PATH: process.env.PATH, TERM: "dumb", ...cliEnv(server.baseURL) }, stdio: ["pipe", "pipe", "pipe"] });
-  let screen = "";
-  const waiters: Array<() => void> = [];
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-    screen += chunk;
-    waiters.splice(0).forEach((wake) => wake());
-  });
-  const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
-  const count = (text: string) => screen.split(text).length - 1;
-  const until = async (condition: () => boolean) => {
-    while (!condition()) await new Promise<void>((resolve) => waiters.push(resolve));
-  };
-  return { child, exited, count, until, screen: () => screen };
-}
+const tools = useBuiltInTools();
+const onTerminal = (argv: string[]) => agentOnTerminal(["--schemas", tools.schemas(), ...argv], cliEnv(tools.server().baseURL));
 
 it.skipIf(!hasScript)("asks one call at a time with its diff; n with a reason, y after an answer that asks again, a for the rest of the process", async () => {
   const ws = tempDir();
   writeFileSync(path.join(ws, "notes.txt"), "one\ntwo\nthree\nfour\nfive\nsix\nseven\n");
-  server.setScript([
+  tools.server().setScript([
     {
       toolCalls: [
         { id: "c1", name: "write_file", arguments: '{"path":"new.txt","content":"hello\\nworld\\n"}' },
@@ -72,7 +48,7 @@ it.skipIf(!hasScript)("asks one call at a time with its diff; n with a reason, y
   expect(screen.replace(/\r\n/g, "\n")).toContain("--- a/notes.txt\n+++ b/notes.txt\n@@ -1,7 +1,7 @@\n one\n two\n three\n-four\n+FOUR\n five\n six\n seven\n");
   expect(screen).not.toContain(SENTINEL_KEY);
 
-  const history = (server.requests.at(-1)?.body?.messages ?? []) as ChatMessage[];
+  const history = (tools.server().requests.at(-1)?.body?.messages ?? []) as ChatMessage[];
   const results = Object.fromEntries(history.filter((m) => m.role === "tool").map((m) => [m.tool_call_id, m.content]));
   expect(results).toEqual({
     c1: "The user did not approve this call to write_file, so it was not run. Reason: not that name",
@@ -87,7 +63,7 @@ it.skipIf(!hasScript)("asks one call at a time with its diff; n with a reason, y
 
 it.skipIf(!hasScript)("an empty answer refuses; end of input refuses the rest; Ctrl-C at the question interrupts the run (130)", async () => {
   const ws = tempDir();
-  server.setScript([
+  tools.server().setScript([
     { toolCalls: [{ id: "e1", name: "write_file", arguments: '{"path":"a.txt","content":"a"}' }, { id: "e2", name: "write_file", arguments: '{"path":"b.txt","content":"b"}' }] },
     { content: "refused both" },
   ]);
@@ -97,13 +73,13 @@ it.skipIf(!hasScript)("an empty answer refuses; end of input refuses the rest; C
   await term.until(() => term.count("Run write_file?") >= 2);
   term.child.stdin.write("\u0004");
   expect(await term.exited).toBe(0);
-  const history = (server.requests.at(-1)?.body?.messages ?? []) as ChatMessage[];
+  const history = (tools.server().requests.at(-1)?.body?.messages ?? []) as ChatMessage[];
   expect(history.filter((m) => m.role === "tool").map((m) => m.content)).toEqual([
     "The user did not approve this call to write_file, so it was not run.",
     "The user did not approve this call to write_file, so it was not run.",
   ]);
 
-  server.setScript([{ toolCalls: [{ id: "i1", name: "write_file", arguments: '{"path":"a.txt","content":"a"}' }] }, { content: "never" }]);
+  tools.server().setScript([{ toolCalls: [{ id: "i1", name: "write_file", arguments: '{"path":"a.txt","content":"a"}' }] }, { content: "never" }]);
   const interrupted = onTerminal(["--workspace", ws, "write"]);
   await interrupted.until(() => interrupted.count("Run write_file?") >= 1);
   interrupted.child.stdin.write("\u0003");
@@ -113,14 +89,14 @@ it.skipIf(!hasScript)("an empty answer refuses; end of input refuses the rest; C
 
 it.skipIf(!hasScript)("in the chat: the question is answered on the chat's own line, never taken for a prompt; always lasts the whole chat", async () => {
   const ws = tempDir();
-  server.setScript([
+  tools.server().setScript([
     { toolCalls: [{ id: "t1", name: "write_file", arguments: '{"path":"one.txt","content":"1\\n"}' }] },
     { content: "wrote one" },
     { toolCalls: [{ id: "t2", name: "write_file", arguments: '{"path":"two.txt","content":"2\\n"}' }] },
     { content: "wrote two" },
   ]);
   const term = onTerminal(["--workspace", ws]);
-  const prompts = () => term.screen().split("> ").length - 1;
+  const prompts = () => term.count("> ");
   await term.until(() => prompts() >= 1);
   term.child.stdin.write("write one\r");
   await term.until(() => term.count("Run write_file?") >= 1);
@@ -133,6 +109,6 @@ it.skipIf(!hasScript)("in the chat: the question is answered on the chat's own l
   expect(term.count("Run write_file?")).toBe(1);
   expect(readFileSync(path.join(ws, "one.txt"), "utf8")).toBe("1\n");
   expect(readFileSync(path.join(ws, "two.txt"), "utf8")).toBe("2\n");
-  const userPrompts = (server.requests.at(-1)?.body?.messages as ChatMessage[]).filter((m) => m.role === "user").map((m) => m.content);
+  const userPrompts = (tools.server().requests.at(-1)?.body?.messages as ChatMessage[]).filter((m) => m.role === "user").map((m) => m.content);
   expect(userPrompts).toEqual(["write one", "write two"]);
 }, 60_000);

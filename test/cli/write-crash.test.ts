@@ -6,20 +6,13 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { startScriptedServer, type ScriptedServer } from "../../src/scripted-server/scripted-server.js";
-import { cliEnv, projectRoot, spawnCli, tempDir, writeFixtureSchemas } from "./support.js";
+import { expect, it } from "vitest";
+import { cliEnv, spawnCli, tempDir } from "./support.js";
+import { useBuiltInTools } from "../tools/file-tools-support.js";
 
 const FILES = 8;
 const SIZE = 1024 * 1024;
-let server: ScriptedServer;
-let schemas: string;
-
-beforeAll(async () => {
-  server = await startScriptedServer({ script: [] });
-  schemas = writeFixtureSchemas(tempDir(), path.join(projectRoot, "tools"));
-});
-afterAll(() => server.close());
+const tools = useBuiltInTools();
 
 /** About 1 MB of lines that say which file and which version they belong to; `extra` changes the length. */
 function content(file: number, version: string, extra: number): string {
@@ -37,17 +30,17 @@ function turnWriting(version: string, extra: number) {
   };
 }
 
-const flags = (ws: string) => ["--schemas", schemas, "--workspace", ws, "--allow", "write_file", "--no-stream", "--max-response-bytes", String(64 * 1024 * 1024), "write"];
+const flags = (ws: string) => ["--schemas", tools.schemas(), "--workspace", ws, "--allow", "write_file", "--no-stream", "--max-response-bytes", String(64 * 1024 * 1024), "write"];
 
 it("a SIGKILL at any moment of many large writes leaves each file whole, old or new; the next write removes what was left", async () => {
   await fc.assert(
     fc.asyncProperty(fc.integer({ min: 0, max: 1500 }), async (delayMs) => {
       const ws = tempDir();
       for (let file = 0; file < FILES; file += 1) writeFileSync(path.join(ws, `f${file}.txt`), content(file, "old", 0));
-      server.setScript([turnWriting("new", 3), { content: "done" }]);
-      const before = server.requests.length;
-      const child = spawnCli(flags(ws), cliEnv(server.baseURL));
-      await server.waitForRequests(before + 1, 30_000);
+      tools.server().setScript([turnWriting("new", 3), { content: "done" }]);
+      const before = tools.server().requests.length;
+      const child = spawnCli(flags(ws), cliEnv(tools.server().baseURL));
+      await tools.server().waitForRequests(before + 1, 30_000);
       await new Promise((resolve) => setTimeout(resolve, delayMs));
       child.kill("SIGKILL");
       await child.done;
@@ -56,8 +49,8 @@ it("a SIGKILL at any moment of many large writes leaves each file whole, old or 
         expect([content(file, "old", 0), content(file, "new", 3)]).toContain(text);
       }
 
-      server.setScript([turnWriting("again", 1), { content: "done" }]);
-      const restart = await spawnCli(flags(ws), cliEnv(server.baseURL)).done;
+      tools.server().setScript([turnWriting("again", 1), { content: "done" }]);
+      const restart = await spawnCli(flags(ws), cliEnv(tools.server().baseURL)).done;
       expect(restart.code).toBe(0);
       expect(readdirSync(ws).sort()).toEqual(Array.from({ length: FILES }, (_, file) => `f${file}.txt`).sort());
       for (let file = 0; file < FILES; file += 1) expect(readFileSync(path.join(ws, `f${file}.txt`), "utf8")).toBe(content(file, "again", 1));

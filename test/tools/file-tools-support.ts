@@ -1,6 +1,7 @@
 /**
  * Runs the built-in tools through the real CLI (in this process) against the scripted server: the model
- * makes the given calls in one turn, then answers; the results are what the model read, by call id.
+ * makes the given calls in one turn, then answers; the results are what the model read, in call order.
+ * The server and the schemas of tools/ are there for tests that start the CLI otherwise.
  */
 import path from "node:path";
 import { afterAll, beforeAll } from "vitest";
@@ -19,6 +20,10 @@ export interface ToolsRun extends CliRun {
 }
 
 export interface BuiltInToolsHarness {
+  /** The scripted server, for tests that run the CLI their own way. */
+  server(): ScriptedServer;
+  /** The schemas file of tools/. */
+  schemas(): string;
   /** The calls in one turn, then an answer. `flags` go before the prompt (default: allow every tool). */
   run(workspace: string, calls: ToolCallSpec[], flags?: string[]): Promise<ToolsRun>;
 }
@@ -35,6 +40,8 @@ export function useBuiltInTools(): BuiltInToolsHarness {
     await server.close();
   });
   return {
+    server: () => server,
+    schemas: () => schemas,
     async run(workspace, calls, flags = ["--allow", "*"]) {
       server.setScript([
         {
