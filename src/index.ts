@@ -4,7 +4,12 @@
  * file from `npm run gen`, and `connectMcpServers` for the tools of MCP servers beside them);
  * docs/agent.md shows a whole program, docs/mcp-client.md the MCP servers.
  */
-export { createAgent, type Agent, type AgentOptions, type AfterToolCall, type BeforeToolCall, type MessageSink, type RunOptions, type ToolCallInfo } from "./runtime/loop/agent.js";
+export {
+  createAgent, type Agent, type AgentOptions, type AfterToolCall, type ApprovalAnswer, type ApprovalInfo, type ApproveCall, type BeforeToolCall,
+  type MessageSink, type RunOptions, type ToolCallInfo,
+} from "./runtime/loop/agent.js";
+export { needsApproval, type ApprovalRequest, type ApprovalVerdict } from "./runtime/approval/needs-approval.js";
+export type { ApprovalRecord, ApprovalState } from "./runtime/approval/approval-record.js";
 export type { AgentEvent, ApiFailure, CompactionEvent, RunResult, ToolCallResult } from "./runtime/loop/agent-events.js";
 export type { CompactionRecord } from "./runtime/compaction/compaction-record.js";
 export { createTurnRequester, type RetryInfo, type TurnRequesterOptions } from "./runtime/model/model-client.js";

@@ -3,7 +3,7 @@
  * prompts. Answers go to stdout, prompts and progress to stderr. Ctrl-C stops the running prompt and
  * returns to the chat; Ctrl-C at the prompt or Ctrl-D leaves.
  */
-import { createInterface } from "node:readline";
+import { createInterface, type Interface } from "node:readline";
 import type { Agent } from "../runtime/loop/agent.js";
 import type { ProgressReporter } from "./progress-reporter.js";
 import { EXIT, reportResult } from "./report-result.js";
@@ -15,6 +15,8 @@ export interface InteractiveOptions {
   prompts: { write(text: string): unknown };
   stdout: { write(text: string): unknown };
   reporter: ProgressReporter;
+  /** Gets the chat's readline once it exists (approval questions go through it). */
+  onReadline?: (rl: Interface) => void;
 }
 
 export async function runInteractive(options: InteractiveOptions): Promise<number> {
@@ -24,6 +26,7 @@ export async function runInteractive(options: InteractiveOptions): Promise<numbe
     output: options.prompts as NodeJS.WritableStream,
     terminal: options.input.isTTY === true,
   });
+  options.onReadline?.(rl);
   let running: AbortController | undefined;
   let exitCode: number = EXIT.answer;
   // Input that ends while a prompt runs closes the interface; its remaining lines still come, but since

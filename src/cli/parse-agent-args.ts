@@ -42,6 +42,10 @@ export interface AgentArgs {
   responseTimeoutMs?: number;
   maxResponseBytes?: number;
   contextWindow?: number;
+  /** `--allow` names, each flag split at commas; `*` allows every tool. Absent: none. */
+  allow?: string[];
+  /** `--read-only`: offer no tool that needs approval. */
+  readOnly?: true;
   help: boolean;
 }
 
@@ -76,12 +80,13 @@ const VALUE_FLAGS: Record<string, ValueFlag> = {
 };
 
 /** Flags that stand alone. */
-const SWITCH_FLAGS = ["--help", "--no-stream", "--strict", "--no-strict"] as const;
+const SWITCH_FLAGS = ["--help", "--no-stream", "--strict", "--no-strict", "--read-only"] as const;
 
 /** Every flag of `agent`: what an unknown flag is compared with to name the one meant. */
 export const AGENT_FLAGS: FlagTable = {
   ...Object.fromEntries(Object.keys(VALUE_FLAGS).map((flag) => [flag, "value" as const])),
   ...Object.fromEntries(SWITCH_FLAGS.map((flag) => [flag, "switch" as const])),
+  "--allow": "value",
 };
 
 const NUMBER_FLAGS = new Set<ValueFlag>(["maxTurns", "toolTimeoutMs", "mcpTimeoutMs", "idleTimeoutMs", "requestTimeoutMs", "responseTimeoutMs", "maxResponseBytes", "contextWindow", "maxTokens", "thinking"]);
@@ -126,6 +131,9 @@ Flags (before or after the prompt):
                         the model's context window: older history is compacted before a request that would
                         not fit it (default: known for common models; else unknown, and the history is
                         compacted when the endpoint refuses a request as too long)
+  --allow TOOL          run TOOL without asking for approval (repeatable or comma-separated; * for all);
+                        without it, a tool that needs approval is asked about on a terminal, else refused
+  --read-only           offer no tool that needs approval (cannot be combined with --allow)
   --no-stream           plain responses instead of streaming
   --strict, --no-strict offer tools in OpenAI's strict dialect (constrained decoding), or lenient
                         (default: strict when the endpoint is OpenAI's or Azure OpenAI's, else lenient)
@@ -158,11 +166,12 @@ export function parseAgentArgs(argv: readonly string[]): ParsedAgentArgs {
     if ((SWITCH_FLAGS as readonly string[]).includes(name)) {
       if (equals !== -1) return { ok: false, error: `${name} takes no value` };
       if (name === "--help") args.help = true;
+      else if (name === "--read-only") args.readOnly = true;
       else if (name === "--no-stream") args.stream = false;
       else args.strict = name === "--strict";
       continue;
     }
-    const key = VALUE_FLAGS[name];
+    const key = name === "--allow" ? "allow" : VALUE_FLAGS[name];
     if (key === undefined) return { ok: false, error: unknownFlag(name, AGENT_FLAGS).message };
     let value: string | undefined;
     if (equals !== -1) {
@@ -172,6 +181,12 @@ export function parseAgentArgs(argv: readonly string[]): ParsedAgentArgs {
       i += 1;
     }
     if (value === undefined || value === "") return { ok: false, error: `${name} needs a value` };
+    if (key === "allow") {
+      const names = value.split(",").map((part) => part.trim()).filter((part) => part !== "");
+      if (names.length === 0) return { ok: false, error: `--allow needs a tool name (or *), got ${JSON.stringify(value)}` };
+      args.allow = [...(args.allow ?? []), ...names];
+      continue;
+    }
     const stored = storeValue(args, key, name, value);
     if (stored !== undefined) return { ok: false, error: stored };
   }

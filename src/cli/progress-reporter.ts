@@ -105,6 +105,12 @@ export function createProgressReporter(output: ProgressOutput, colors: boolean, 
       case "tool_call_end":
         line(resultLine(shown(event.call.function.name, NAME_WIDTH), event.result.status, shown(event.result.content, RESULT_WIDTH), red));
         return;
+      case "approval_decided": {
+        const name = shown(event.call.function.name, NAME_WIDTH);
+        const reason = event.reason === undefined ? "" : `: ${shown(event.reason, RESULT_WIDTH)}`;
+        line(event.approved ? dim(`  ${name} approved`) : yellow(`  ${name} not approved${reason}`));
+        return;
+      }
       case "interrupted_calls_answered":
         line(yellow(`resume: ${event.toolCallIds.length} tool call(s) of the interrupted run had no result; answered as "interrupted" (${safe(event.toolCallIds.join(", "))})`));
         return;
@@ -119,6 +125,7 @@ export function createProgressReporter(output: ProgressOutput, colors: boolean, 
         return;
       case "run_start":
       case "message":
+      case "approval_requested":
         return;
     }
   };

@@ -28,6 +28,10 @@ import { coalescedOutput } from "./coalesced-output.js";
 import { colorsWanted, createProgressReporter } from "./progress-reporter.js";
 import { EXIT, reportResult } from "./report-result.js";
 import { anthropicLenientLines, toolModeLine } from "./tool-mode-line.js";
+import { createCliApprover } from "./cli-approval.js";
+import { readlineQuestions, stdinQuestions, type Questions } from "./terminal-questions.js";
+import type { ApprovalRecord } from "../runtime/approval/approval-record.js";
+import type { Interface } from "node:readline";
 
 export const DEFAULT_MODEL = DEFAULT_MODELS.chat;
 
@@ -90,6 +94,11 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
   if (!choice.ok) return usageError(choice.error);
   const setup = choice.setup;
 
+  const allow = args.allow ?? [];
+  if (args.readOnly === true && allow.length > 0) {
+    return usageError("--read-only offers no tool that needs approval, so there is nothing for --allow to allow; drop one of them");
+  }
+
   const fromUser = (file: string) => path.resolve(io.cwd, file);
   const workspace = fromUser(args.workspace ?? ".");
   if (!isDirectory(workspace)) return usageError(`the workspace ${workspace} is not a directory (--workspace)`);
@@ -131,10 +140,31 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
     schemas: schemas.schemas,
     schemasDir: path.dirname(schemasPath),
     strict,
+    readOnly: args.readOnly === true,
     ...(args.toolTimeoutMs !== undefined ? { timeoutMs: args.toolTimeoutMs } : {}),
   });
   reporter.line(toolModeLine(strict, args.strict !== undefined, schemas.schemas, setup.strictReason));
   if (strict && setup.provider === "anthropic") for (const line of anthropicLenientLines(schemas.schemas)) reporter.line(line);
+  const offered = new Set(executor.definitions.map((tool) => tool.function.name));
+  for (const name of new Set(allow)) {
+    if (name !== "*" && !offered.has(name)) {
+      reporter.line(`warning: --allow ${name} names no offered tool (offered: ${[...offered].join(", ") || "none"}); it allows nothing`);
+    }
+  }
+  // "On a terminal": questions are typed on stdin and shown on stderr; stdout may go anywhere.
+  const onTerminal = io.stdin.isTTY === true && io.stderr.isTTY === true;
+  const questions: { questions: Questions; attach?: (rl: Interface) => void } | undefined =
+    !onTerminal ? undefined : interactive ? deferredQuestions() : { questions: stdinQuestions(io.stdin, io.stderr as NodeJS.WritableStream) };
+  const approve = createCliApprover({
+    allow,
+    questions: questions?.questions,
+    show: (text) => {
+      progress.flush();
+      stderr.write(text);
+    },
+    note: (text) => reporter.line(text),
+    colors: colorsWanted(io.stderr, io.env),
+  });
   let cassette: CassetteWriter | undefined;
   if (args.record !== undefined) {
     const file = fromUser(args.record);
@@ -205,6 +235,8 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
     stream: args.stream,
     workspace,
     history: history.messages,
+    ...(history.approvals !== undefined ? { approvals: history.approvals } : {}),
+    approve,
     onEvent: (event) => {
       stdout.onEvent(event);
       reporter.onEvent(event);
@@ -220,7 +252,7 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
 
   try {
     if (interactive) {
-      return await runInteractive({ agent, input: io.stdin, prompts: io.stderr, stdout, reporter });
+      return await runInteractive({ agent, input: io.stdin, prompts: io.stderr, stdout, reporter, onReadline: (rl) => questions?.attach?.(rl) });
     }
     const controller = new AbortController();
     const stopListening = io.onInterrupt(() => controller.abort());
@@ -238,6 +270,7 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
     }
   } finally {
     progress.flush();
+    questions?.questions.close();
     transcript?.close();
     cassette?.close();
     await mcp?.close();
@@ -245,7 +278,7 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
 }
 
 type HistoryLoad =
-  | { ok: true; messages: ChatMessage[]; file?: string }
+  | { ok: true; messages: ChatMessage[]; file?: string; approvals?: Map<string, ApprovalRecord> }
   | { ok: false; error: string };
 
 /** `--resume FILE` continues FILE; `--transcript FILE` starts a new one (refusing to mix conversations). */
@@ -266,7 +299,21 @@ function loadHistory(args: AgentArgs, fromUser: (file: string) => string, stderr
   const reading = readTranscript(resume);
   if (!reading.ok) return { ok: false, error: `${reading.error} (--resume)` };
   for (const warning of reading.warnings) stderr.write(`warning: ${warning}\n`);
-  return { ok: true, messages: reading.messages, file: resume };
+  return { ok: true, messages: reading.messages, file: resume, approvals: reading.approvals };
+}
+
+/** The chat's questions: they go through its readline, which exists once the chat starts. */
+function deferredQuestions(): { questions: Questions; attach(rl: Interface): void } {
+  let attached: Questions | undefined;
+  return {
+    questions: {
+      ask: (question, signal) => attached?.ask(question, signal) ?? Promise.resolve(undefined),
+      close: () => attached?.close(),
+    },
+    attach(rl) {
+      attached = readlineQuestions(rl);
+    },
+  };
 }
 
 function isDirectory(dir: string): boolean {

@@ -1,14 +1,11 @@
 /**
- * The interactive chat on a real terminal: `script` gives the CLI a pseudo-terminal. Input is sent only
- * after the prompt it answers has appeared, so nothing depends on timing.
+ * The interactive chat on a real terminal (pseudo-terminal.ts). Input is sent only after the prompt it
+ * answers has appeared, so nothing depends on timing.
  */
-import { spawn, spawnSync } from "node:child_process";
-import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startScriptedServer, type ScriptedServer } from "../../src/scripted-server/scripted-server.js";
-import { cliEnv, projectRoot, SENTINEL_KEY, tempDir, writeFixtureSchemas } from "./support.js";
-
-const hasScript = spawnSync("script", ["--version"]).status === 0;
+import { cliEnv, SENTINEL_KEY, tempDir, writeFixtureSchemas } from "./support.js";
+import { agentOnTerminal, hasScript } from "./pseudo-terminal.js";
 let server: ScriptedServer;
 let schemas: string;
 
@@ -20,20 +17,9 @@ afterAll(() => server.close());
 
 it.skipIf(!hasScript)("on a terminal with no prompt: a chat keeping history; Ctrl-C stops a request and returns to the chat; Ctrl-D leaves", async () => {
   server.setScript([{ content: "first answer" }, { content: "never sent", delayMs: 30_000 }, { content: "third answer" }]);
-  const command = [process.execPath, "--import", "tsx", path.join(projectRoot, "scripts/agent.ts"), "--schemas", schemas].map((part) => `'${part}'`).join(" ");
-  const child = spawn("script", ["-qfec", command, "/dev/null"], { cwd: projectRoot, env: { PATH: process.env.PATH, TERM: "dumb", ...cliEnv(server.baseURL) }, stdio: ["pipe", "pipe", "pipe"] });
-  let screen = "";
-  const waiters: Array<() => void> = [];
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-    screen += chunk;
-    waiters.splice(0).forEach((wake) => wake());
-  });
-  const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
-  const promptsSeen = () => screen.split("> ").length - 1;
-  const until = async (condition: () => boolean) => {
-    while (!condition()) await new Promise<void>((resolve) => waiters.push(resolve));
-  };
-
+  const term = agentOnTerminal(["--schemas", schemas], cliEnv(server.baseURL));
+  const { child, exited, until } = term;
+  const promptsSeen = () => term.count("> ");
   await until(() => promptsSeen() >= 1);
   child.stdin.write("hello\r");
   await until(() => promptsSeen() >= 2);
@@ -46,6 +32,7 @@ it.skipIf(!hasScript)("on a terminal with no prompt: a chat keeping history; Ctr
   child.stdin.write("\u0004");
   expect(await exited).toBe(0);
 
+  const screen = term.screen();
   expect(screen).toContain("first answer");
   expect(screen).toContain("interrupted");
   expect(screen).toContain("third answer");

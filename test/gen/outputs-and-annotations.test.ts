@@ -83,9 +83,13 @@ describe("annotations: MCP hints from JSDoc tags", () => {
     expect(generation.file).toBeUndefined();
   });
 
-  it("the example tools are read-only and closed-world", () => {
+  it("the example tools are closed-world; those that read are read-only, those that write destructive", () => {
     const schemas = JSON.parse(readFileSync(path.resolve("generated/schemas.json"), "utf8"));
-    expect(schemas.annotations).toEqual(Object.fromEntries(["get_time", "list_files", "read_file"].map((name) => [name, { readOnlyHint: true, openWorldHint: false }])));
+    expect(schemas.annotations).toEqual({
+      edit_file: { destructiveHint: true, openWorldHint: false },
+      ...Object.fromEntries(["get_time", "list_files", "read_file"].map((name) => [name, { readOnlyHint: true, openWorldHint: false }])),
+      write_file: { destructiveHint: true, openWorldHint: false },
+    });
   });
 });
 

@@ -185,12 +185,17 @@ describe("the workspace boundary", () => {
   });
   afterAll(() => real.close());
 
-  it("serves the project's tools, read-only, and refuses paths outside the workspace as the loop does: an isError argument problem", async () => {
+  it("serves the project's tools with their annotations, and refuses paths outside the workspace as the loop does: an isError argument problem", async () => {
     const { tools } = await real.client.listTools();
-    expect(tools.map((tool) => [tool.name, tool.annotations])).toEqual(
-      ["get_time", "list_files", "read_file"].map((name) => [name, { readOnlyHint: true, openWorldHint: false }]),
-    );
+    expect(tools.map((tool) => [tool.name, tool.annotations])).toEqual([
+      ["edit_file", { destructiveHint: true, openWorldHint: false }],
+      ...["get_time", "list_files", "read_file"].map((name) => [name, { readOnlyHint: true, openWorldHint: false }]),
+      ["write_file", { destructiveHint: true, openWorldHint: false }],
+    ]);
     expect(resultText(await real.client.callTool({ name: "read_file", arguments: { path: "notes.txt" } }))).toBe("inside\n");
+    // The server never asks for approval: its client decided, reading destructiveHint.
+    expect(resultText(await real.client.callTool({ name: "write_file", arguments: { path: "made.txt", content: "by mcp\n" } }))).toBe('created "made.txt": 7 bytes, 1 line.');
+    expect(readFileSync(path.join(root, "ws", "made.txt"), "utf8")).toBe("by mcp\n");
     for (const outside of ["../secret.txt", path.join(root, "secret.txt")]) {
       const result = await real.client.callTool({ name: "read_file", arguments: { path: outside } });
       expect(resultText(result)).toBe(await loopSays("read_file", { path: outside }, path.join(projectRoot, "generated/schemas.json"), path.join(root, "ws")));

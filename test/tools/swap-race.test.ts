@@ -4,7 +4,6 @@
  * read_file and list_files calls run through it. Not one result or message may hold outside content or an
  * outside name, and a component that changes kind mid-walk gets a documented message, never a raw errno.
  */
-import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,34 +12,7 @@ import { read_file } from "../../tools/read_file.js";
 import { WorkspaceError } from "../../src/runtime/workspace/workspace.js";
 import { ToolInputError } from "../../src/runtime/execution/tool-input-error.js";
 import { makeSandbox, outsideMessage, SECRET, type Sandbox } from "./fixture.js";
-
-/** Exchanges two names atomically, an even number of times, until its time is up; prints the count. */
-const EXCHANGER = `
-import ctypes, os, sys, time
-libc = ctypes.CDLL(None, use_errno=True)
-first, second, seconds = os.fsencode(sys.argv[1]), os.fsencode(sys.argv[2]), float(sys.argv[3])
-AT_FDCWD, RENAME_EXCHANGE = -100, 2
-def exchange():
-    if libc.renameat2(AT_FDCWD, first, AT_FDCWD, second, RENAME_EXCHANGE) != 0:
-        sys.exit("renameat2: " + os.strerror(ctypes.get_errno()))
-exchange(); exchange()
-print("ready", flush=True)
-count = 2
-end = time.monotonic() + seconds
-while time.monotonic() < end:
-    exchange(); exchange()
-    count += 2
-print(count, flush=True)
-`;
-
-/** Why this machine cannot run the race, or undefined when it can. */
-function cannotRace(): string | undefined {
-  if (process.platform !== "linux") return "renameat2 and /proc are Linux-only";
-  const probe = spawnSync("python3", ["-c", "import ctypes; ctypes.CDLL(None, use_errno=True).renameat2"], { encoding: "utf8" });
-  if (probe.error !== undefined) return "python3 is not installed";
-  if (probe.status !== 0) return "this C library has no renameat2";
-  return undefined;
-}
+import { cannotRace, startExchanger } from "./exchanger.js";
 
 const RACE_SECONDS = 2.5;
 const INSIDE_TEXT = "inside text\n";
@@ -104,22 +76,10 @@ async function raceCalls(until: Promise<unknown>): Promise<Tally> {
 
 describe("a directory swapped for a link out while calls walk through it", () => {
   it.skipIf(skipReason !== undefined)(`never returns outside content or an outside listing${skipReason ? ` (skipped: ${skipReason})` : ""}`, async () => {
-    const exchanger = spawn("python3", ["-c", EXCHANGER, path.join(box.ws, "a"), path.join(box.ws, "a-link"), String(RACE_SECONDS)], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    let errors = "";
-    exchanger.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
-    exchanger.stderr.setEncoding("utf8").on("data", (chunk: string) => (errors += chunk));
-    const exited = new Promise<number | null>((resolve) => exchanger.on("close", resolve));
-    await new Promise<void>((resolve) => {
-      const ready = (): void => (output.startsWith("ready\n") ? resolve() : undefined);
-      exchanger.stdout.on("data", ready);
-      void exited.then(() => resolve());
-    });
+    const { exited, output, errors } = await startExchanger(path.join(box.ws, "a"), path.join(box.ws, "a-link"), RACE_SECONDS);
     const tally = await raceCalls(exited);
-    expect(await exited, errors).toBe(0);
-    const exchanges = Number(output.split("\n")[1]);
+    expect(await exited, errors()).toBe(0);
+    const exchanges = Number(output().split("\n")[1]);
     console.info(`swap race: ${exchanges} exchanges, ${tally.calls} calls, ${tally.inside} inside answers, ${tally.leaks.length} leaks`);
     expect(exchanges).toBeGreaterThan(1000);
     expect(tally.leaks.length, `leaked, e.g. ${JSON.stringify(tally.leaks.slice(0, 3))}`).toBe(0);

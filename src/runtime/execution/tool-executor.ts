@@ -1,7 +1,9 @@
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import type { Ajv } from "ajv";
-import type { SchemasFile, ToolBinding, ToolDefinition } from "../../shared/schemas-file.js";
+import type { Ajv, ValidateFunction } from "ajv";
+import type { SchemasFile, ToolAnnotations, ToolBinding, ToolDefinition } from "../../shared/schemas-file.js";
+import { previewFileChange, type Preview } from "../approval/file-change-preview.js";
+import { needsApproval, notApprovedMessage } from "../approval/needs-approval.js";
 import type { ToolCall } from "../loop/messages.js";
 import { bindArguments } from "./bind-arguments.js";
 import { callWithTimeout } from "./call-with-timeout.js";
@@ -43,6 +45,8 @@ export interface ToolExecutorOptions {
    * (written before strict mode existed) offers `tools`.
    */
   strict?: boolean;
+  /** Offer no tool that needs approval (`--read-only`): a call to one is a call to an unknown tool. */
+  readOnly?: boolean;
 }
 
 /** The default of `maxResultChars`. */
@@ -92,12 +96,17 @@ interface ToolEntry {
 export function createToolExecutor(options: ToolExecutorOptions): ToolRunner & PreparedToolExecutor {
   const { schemas, schemasDir, timeoutMs = 60_000, maxResultChars = DEFAULT_MAX_RESULT_CHARS } = options;
   const importModule = options.importModule ?? importToolModule;
+  const annotationsOf = (name: string): ToolAnnotations => schemas.annotations?.[name] ?? {};
+  const asksApproval = (name: string): boolean => needsApproval(annotationsOf(name), "local");
+  const offered = (tool: ToolDefinition): boolean => options.readOnly !== true || !asksApproval(tool.function.name);
   const entries = new Map<string, ToolEntry>();
   schemas.tools.forEach((definition, index) => {
     const binding = schemas.bindings[index];
-    if (binding !== undefined) entries.set(definition.function.name, { definition, binding });
+    if (binding !== undefined && offered(definition)) entries.set(definition.function.name, { definition, binding });
   });
-  const toolNames = schemas.tools.map((tool) => tool.function.name);
+  // The schemas file's own array when nothing is left out: the tools list is sent as the very same value.
+  const offeredDefinitions = (tools: ToolDefinition[]): ToolDefinition[] => (options.readOnly === true ? tools.filter(offered) : tools);
+  const toolNames = offeredDefinitions(schemas.tools).map((tool) => tool.function.name);
   const modules = new Map<string, Promise<unknown>>();
   const toolFiles = [...new Set(schemas.bindings.map((binding) => fileUrlOf(binding)))];
   let ajv: Promise<Ajv> | undefined;
@@ -163,6 +172,10 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolRunner & P
     if (!checked.ok) return checked.outcome;
 
     if (context.signal.aborted) return { status: "aborted", content: abortedMessage(name) };
+    if (context.approve !== undefined && asksApproval(name)) {
+      const refused = await askApproval(context, context.approve, { ...call, function: { name, arguments: JSON.stringify(checked.args) } }, checked.args);
+      if (refused !== undefined) return refused;
+    }
     const fn = await loadFunction(entry);
     if (typeof fn === "string") return { status: "tool_error", content: loadFailedMessage(name, entry.binding.file, fn) };
     // The tool learns where its result will be cut, so it can stop there with a note of its own.
@@ -191,6 +204,27 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolRunner & P
     }
   }
 
+  /**
+   * Asks for approval of a validated call, with the preview of a file tool's change. A file-tool call the
+   * tool would refuse is answered with that refusal, without asking: it would change nothing. Returns the
+   * outcome of a call that must not run, or `undefined` to run it.
+   */
+  async function askApproval(
+    context: ToolContext, approve: NonNullable<ToolContext["approve"]>, call: ToolCall, args: Record<string, unknown>,
+  ): Promise<ToolRun | undefined> {
+    const name = call.function.name;
+    let preview: Preview | undefined;
+    try {
+      preview = await previewFileChange(name, args, context.workspace);
+    } catch (error) {
+      return { status: "tool_error", content: toolFailedMessage(name, error) };
+    }
+    if (preview !== undefined && "refusal" in preview) return { status: "ok", content: preview.refusal };
+    const verdict = await approve({ call, annotations: annotationsOf(name), ...(preview !== undefined ? { preview: preview.preview } : {}) });
+    if (context.signal.aborted) return { status: "aborted", content: abortedMessage(name) };
+    return verdict.approved ? undefined : { status: "denied", content: notApprovedMessage(name, verdict.reason) };
+  }
+
   async function run(call: ToolCall, context: ToolContext): Promise<ToolRun> {
     let name = "";
     let outcome: ToolRun;
@@ -210,12 +244,13 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolRunner & P
   }
 
   return {
-    definitions: options.strict === true ? (schemas.strictTools ?? schemas.tools) : schemas.tools,
+    definitions: offeredDefinitions(options.strict === true ? (schemas.strictTools ?? schemas.tools) : schemas.tools),
     describe(name) {
       if (!entries.has(name)) return undefined;
       const annotations = schemas.annotations?.[name];
       return { origin: { kind: "local" }, ...(annotations !== undefined ? { annotations } : {}) };
     },
+    needsApproval: (name) => entries.has(name) && asksApproval(name),
     run,
     async execute(call, context) {
       const { status, content } = await run(call, context);

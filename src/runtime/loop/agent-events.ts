@@ -4,6 +4,7 @@
  */
 import type { ChatMessage, ToolCall } from "./messages.js";
 import type { FinishReason, TokenUsage, ToolOutcome } from "./types.js";
+import type { ToolAnnotations } from "../../shared/schemas-file.js";
 
 /**
  * The result the model reads for one tool call: the executor's outcome, or one of the loop's own verdicts
@@ -72,6 +73,10 @@ export type AgentEvent =
   | { type: "length_retry"; turn: number; attempt: number; maxRetries: number }
   | { type: "tool_call_start"; turn: number; call: ToolCall }
   | { type: "tool_call_end"; turn: number; call: ToolCall; result: ToolCallResult }
+  /** A call that needs approval is put to `approve` (the validated call; `preview`: a file tool's diff). */
+  | { type: "approval_requested"; turn: number; call: ToolCall; annotations: ToolAnnotations; preview?: string }
+  /** What was decided; a refused call does not run, and the model reads why. */
+  | { type: "approval_decided"; turn: number; call: ToolCall; approved: boolean; reason?: string }
   /** Tool calls of a resumed history that never got a result; each now has an "interrupted" one. */
   | { type: "interrupted_calls_answered"; toolCallIds: string[] }
   /** The transcript sink threw; it gets no further messages, so the file ends as if the process had stopped there. */

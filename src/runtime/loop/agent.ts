@@ -12,7 +12,10 @@ import { interruptedToolResults } from "./interrupted-tool-calls.js";
 import { mapLimited } from "./map-limited.js";
 import { addUsage, describeFailure, errorText } from "./run-accounting.js";
 import type { AssistantMessage, ChatMessage, ToolCall, ToolMessage } from "./messages.js";
-import type { ModelTurn, TokenUsage, ToolExecutor, TurnRequester } from "./types.js";
+import type { ModelTurn, TokenUsage, ToolContext, ToolExecutor, TurnRequester } from "./types.js";
+import type { ApprovalRecord } from "../approval/approval-record.js";
+import type { ApprovalRequest, ApprovalVerdict } from "../approval/needs-approval.js";
+import type { ToolAnnotations } from "../../shared/schemas-file.js";
 
 /** Where each message goes as soon as it exists (the CLI's `--transcript`). */
 export interface MessageSink {
@@ -27,6 +30,8 @@ export interface MessageSink {
    * a line of its own, so that a resume rebuilds the compacted history). Same failure rule as `append`.
    */
   recordCompaction?(record: CompactionRecord): void;
+  /** Called when a call is put up for approval and again when it is decided (a line of its own). Same failure rule. */
+  recordApproval?(record: ApprovalRecord): void;
 }
 
 /** What `beforeToolCall` and `afterToolCall` receive besides the call. */
@@ -55,6 +60,24 @@ export type AfterToolCall = (
   result: ToolCallResult,
   info: ToolCallInfo,
 ) => void | ToolCallResult | Promise<void | ToolCallResult>;
+
+/** What `approve` receives besides the call. */
+export interface ApprovalInfo extends ToolCallInfo {
+  /** The tool's annotations (`destructiveHint`, `readOnlyHint`, …); `{}` when it declares none. */
+  annotations: ToolAnnotations;
+  /** For `write_file` and `edit_file`: the change, as a unified diff against the current file. */
+  preview?: string;
+}
+
+/** `true` runs the call; `false` or `{ deny: reason }` refuses it (the model reads the reason). */
+export type ApprovalAnswer = boolean | { deny: string };
+
+/**
+ * Decides a call of a tool that needs approval (docs/approval.md), after `beforeToolCall` and validation:
+ * `call.function.arguments` are the validated arguments, exactly what will run. If it throws, the call is
+ * refused, and the model reads that the approval hook failed.
+ */
+export type ApproveCall = (call: ToolCall, info: ApprovalInfo) => ApprovalAnswer | Promise<ApprovalAnswer>;
 
 export interface AgentOptions {
   /** One model turn per call (see `createTurnRequester`). */
@@ -94,6 +117,13 @@ export interface AgentOptions {
   onEvent?: (event: AgentEvent) => void;
   beforeToolCall?: BeforeToolCall;
   afterToolCall?: AfterToolCall;
+  /** Decides each call that needs approval. Without it, every such call is refused. */
+  approve?: ApproveCall;
+  /**
+   * The approval records of a resumed transcript, by call id (the last one of each call): a call of the
+   * history still waiting for approval, or refused, is answered as not run rather than as interrupted.
+   */
+  approvals?: ReadonlyMap<string, ApprovalRecord>;
   transcript?: MessageSink;
 }
 
@@ -147,14 +177,47 @@ export function createAgent(options: AgentOptions): Agent {
     }
   };
 
-  const recordCompaction = (record: CompactionRecord): void => {
-    if (!transcript?.recordCompaction) return;
+  /** Writes a line that is not a message; a failure ends the transcript as `append`'s does. */
+  const recordLine = (write: (sink: MessageSink) => void): void => {
+    if (!transcript) return;
     try {
-      transcript.recordCompaction(record);
+      write(transcript);
     } catch (error) {
       transcript = undefined;
       emit({ type: "transcript_failed", error: errorText(error) });
     }
+  };
+  const recordCompaction = (record: CompactionRecord): void => recordLine((sink) => sink.recordCompaction?.(record));
+  const recordApproval = (record: ApprovalRecord): void => recordLine((sink) => sink.recordApproval?.(record));
+
+  /** The context's `approve` for one call: events and transcript lines around the program's decision. */
+  const approverFor = (call: ToolCall, info: ToolCallInfo) => async (request: ApprovalRequest): Promise<ApprovalVerdict> => {
+    const tool = request.call.function.name;
+    const { turn, signal } = info;
+    recordApproval({ approval: { tool_call_id: call.id, tool, state: "asked" } });
+    emit({ type: "approval_requested", turn, call: request.call, annotations: request.annotations, ...(request.preview !== undefined ? { preview: request.preview } : {}) });
+    const verdict = await decide(request, info);
+    // Interrupted while asking: nothing was decided, and the resume says the call never started.
+    if (signal.aborted) return verdict;
+    const reason = verdict.approved ? undefined : verdict.reason;
+    recordApproval({ approval: { tool_call_id: call.id, tool, state: verdict.approved ? "approved" : "denied", ...(reason !== undefined ? { reason } : {}) } });
+    emit({ type: "approval_decided", turn, call: request.call, approved: verdict.approved, ...(reason !== undefined ? { reason } : {}) });
+    return verdict;
+  };
+
+  const decide = async (request: ApprovalRequest, info: ToolCallInfo): Promise<ApprovalVerdict> => {
+    if (!options.approve) return { approved: false };
+    let answer: unknown;
+    try {
+      answer = await options.approve(request.call, {
+        ...info, annotations: request.annotations, ...(request.preview !== undefined ? { preview: request.preview } : {}),
+      });
+    } catch (error) {
+      return { approved: false, reason: `the approval hook failed (${errorText(error)})` };
+    }
+    if (answer === true) return { approved: true };
+    if (typeof answer === "object" && answer !== null && "deny" in answer) return { approved: false, reason: String(answer.deny) };
+    return { approved: false };
   };
 
   const compactor = createHistoryCompactor({
@@ -176,7 +239,7 @@ export function createAgent(options: AgentOptions): Agent {
   };
 
   const answerInterruptedCalls = (): void => {
-    const owed = interruptedToolResults(history);
+    const owed = interruptedToolResults(history, options.approvals);
     if (owed.length === 0) return;
     owed.forEach(appendUnprompted);
     emit({ type: "interrupted_calls_answered", toolCallIds: owed.map((message) => message.tool_call_id) });
@@ -185,12 +248,22 @@ export function createAgent(options: AgentOptions): Agent {
   const runToolCalls = async (calls: readonly ToolCall[], turn: number, signal: AbortSignal): Promise<boolean> => {
     const info: ToolCallInfo = { turn, signal };
     const maxResultChars = resultShare(turnBudget, calls.length);
+    // Calls that need approval run one after the other, in call order, while the others run as usual: the
+    // user is asked one question at a time, and each preview shows the file as the call before left it.
+    let approvalQueue: Promise<unknown> = Promise.resolve();
     const results = await mapLimited(calls, maxParallel, async (call): Promise<ToolCallResult> => {
       if (signal.aborted) return { status: "aborted", content: "" };
-      emit({ type: "tool_call_start", turn, call });
-      const result = await runOneToolCall(call, info, maxResultChars, options);
-      emit({ type: "tool_call_end", turn, call, result });
-      return result;
+      const runCall = async (): Promise<ToolCallResult> => {
+        emit({ type: "tool_call_start", turn, call });
+        const result = await runOneToolCall(call, info, maxResultChars, options, approverFor(call, info));
+        emit({ type: "tool_call_end", turn, call, result });
+        return result;
+      };
+      const name: unknown = call?.function?.name;
+      if (typeof name !== "string" || options.executor.needsApproval?.(name) !== true) return await runCall();
+      const queued = approvalQueue.then(runCall);
+      approvalQueue = queued.catch(() => undefined);
+      return await queued;
     });
     // On interruption, only the results that came before the first aborted call are real and in order;
     // the rest are left for the resume to answer honestly.
@@ -320,7 +393,9 @@ function toolMessage(call: ToolCall, result: ToolCallResult): ToolMessage {
   return message;
 }
 
-async function runOneToolCall(call: ToolCall, info: ToolCallInfo, maxResultChars: number, options: AgentOptions): Promise<ToolCallResult> {
+async function runOneToolCall(
+  call: ToolCall, info: ToolCallInfo, maxResultChars: number, options: AgentOptions, approve: NonNullable<ToolContext["approve"]>,
+): Promise<ToolCallResult> {
   let decision: unknown;
   try {
     decision = await options.beforeToolCall?.(call, info);
@@ -329,7 +404,7 @@ async function runOneToolCall(call: ToolCall, info: ToolCallInfo, maxResultChars
   }
   const result: ToolCallResult = isBlock(decision)
     ? { status: "blocked", content: `Tool call blocked: ${decision.block}` }
-    : await executeSafely(call, info, maxResultChars, options);
+    : await executeSafely(call, info, maxResultChars, options, approve);
   if (!options.afterToolCall) return result;
   try {
     return (await options.afterToolCall(call, result, info)) ?? result;
@@ -343,9 +418,11 @@ function isBlock(decision: unknown): decision is { block: string } {
 }
 
 /** The executor promises never to reject; if a custom one does, the call still gets a result. */
-async function executeSafely(call: ToolCall, info: ToolCallInfo, maxResultChars: number, options: AgentOptions): Promise<ToolCallResult> {
+async function executeSafely(
+  call: ToolCall, info: ToolCallInfo, maxResultChars: number, options: AgentOptions, approve: NonNullable<ToolContext["approve"]>,
+): Promise<ToolCallResult> {
   try {
-    return await options.executor.execute(call, { workspace: options.workspace, signal: info.signal, maxResultChars });
+    return await options.executor.execute(call, { workspace: options.workspace, signal: info.signal, maxResultChars, approve });
   } catch (error) {
     return { status: "tool_error", content: `The tool could not be run: the executor failed (${errorText(error)}).` };
   }

@@ -41,7 +41,7 @@ export type AssistantMessage =
   | { role: "assistant"; content: string | null; tool_calls: [ToolCall, ...ToolCall[]]; parts?: ProviderPart[] };
 
 /** A tool result's outcome when it was not `ok` (absent: `ok`), so that `is_error` survives a resume. */
-export type ToolResultStatus = "invalid_arguments" | "unknown_tool" | "tool_error" | "timeout" | "aborted" | "blocked" | "hook_error";
+export type ToolResultStatus = "invalid_arguments" | "unknown_tool" | "tool_error" | "timeout" | "aborted" | "blocked" | "hook_error" | "denied";
 
 export interface ToolMessage {
   role: "tool";

@@ -13,6 +13,7 @@ const TOOL_RESULT_STATUSES: ReadonlySet<string> = new Set<ToolResultStatus>([
   "aborted",
   "blocked",
   "hook_error",
+  "denied",
 ]);
 
 export function isToolResultStatus(value: unknown): value is ToolResultStatus {

@@ -1,12 +1,14 @@
 /**
  * The transcript: one JSON line per chat message, exactly the message the history holds (for Chat
  * Completions, what the API receives; provider parts and a result's status ride along, see messages.ts),
- * appended as soon as the message exists, and one line per compaction (src/runtime/compaction/compaction-record.ts). Each line is written with a single write call on a file opened for appending,
+ * appended as soon as the message exists, one line per compaction (src/runtime/compaction/compaction-record.ts) and one
+ * per approval asked and decided (src/runtime/approval/approval-record.ts). Each line is written with a single write call on a file opened for appending,
  * so a killed process loses at most the line in flight, and that line is at worst torn (cut short).
  */
 import { closeSync, constants, writeSync } from "node:fs";
 import { lastByte, NotRegularFileError, openRegularFile, readRegularFile } from "../workspace/regular-file.js";
 import { applyCompaction, isCompactionRecord } from "../compaction/compaction-record.js";
+import { isApprovalRecord, type ApprovalRecord } from "../approval/approval-record.js";
 import type { MessageSink } from "./agent.js";
 import type { ChatMessage } from "./messages.js";
 import { isProviderPart, isToolResultStatus } from "./provider-parts.js";
@@ -35,6 +37,9 @@ export function openTranscript(file: string, options: { redact?: (line: string) 
     recordCompaction(record) {
       writeFully(fd, `${redact(JSON.stringify(record))}\n`);
     },
+    recordApproval(record) {
+      writeFully(fd, `${redact(JSON.stringify(record))}\n`);
+    },
     close() {
       if (closed) return;
       closed = true;
@@ -53,7 +58,8 @@ function writeFully(fd: number, text: string): void {
 }
 
 export type TranscriptReading =
-  | { ok: true; messages: ChatMessage[]; warnings: string[] }
+  /** `approvals`: the last approval record of each call, by call id (approval-record.ts). */
+  | { ok: true; messages: ChatMessage[]; warnings: string[]; approvals: Map<string, ApprovalRecord> }
   | { ok: false; error: string };
 
 /**
@@ -75,6 +81,7 @@ export function readTranscript(file: string): TranscriptReading {
   }
   const messages: ChatMessage[] = [];
   const warnings: string[] = [];
+  const approvals = new Map<string, ApprovalRecord>();
   if (text.startsWith(BYTE_ORDER_MARK)) {
     text = text.slice(BYTE_ORDER_MARK.length);
     warnings.push(`${file}: ignored the byte-order mark at its start`);
@@ -88,6 +95,10 @@ export function readTranscript(file: string): TranscriptReading {
       value = JSON.parse(line);
     } catch {
       warnings.push(`${file}:${lineNumber}: ignored an incomplete line (a write cut short, e.g. by a crash): ${shorten(line)}`);
+      continue;
+    }
+    if (isApprovalRecord(value)) {
+      approvals.set(value.approval.tool_call_id, value);
       continue;
     }
     if (isCompactionRecord(value)) {
@@ -107,7 +118,7 @@ export function readTranscript(file: string): TranscriptReading {
   }
   const repaired = repairHistory(messages);
   warnings.push(...repaired.repairs.map((repair) => `${file}: repaired for a strict API: ${repair}`));
-  return { ok: true, messages: repaired.messages, warnings };
+  return { ok: true, messages: repaired.messages, warnings, approvals };
 }
 
 const BYTE_ORDER_MARK = "\uFEFF";

@@ -3,6 +3,7 @@
  * (one tool call), and the loop that joins them. Each part's promises are written on its type.
  */
 import type { ToolAnnotations, ToolDefinition } from "../../shared/schemas-file.js";
+import type { ApprovalRequest, ApprovalVerdict } from "../approval/needs-approval.js";
 import type { AssistantMessage, ChatMessage, ToolCall } from "./messages.js";
 
 /** Why the model stopped. Anything a provider invents arrives as `{ unknown: string }`-free plain text. */
@@ -44,7 +45,8 @@ export type TurnRequester = (request: TurnRequest) => Promise<ModelTurn>;
 
 /** What became of one tool call. `content` is exactly the tool message's content the model will read. */
 export interface ToolOutcome {
-  status: "ok" | "invalid_arguments" | "unknown_tool" | "tool_error" | "timeout" | "aborted";
+  /** `denied`: the call needed approval and did not get it; the tool did not run. */
+  status: "ok" | "invalid_arguments" | "unknown_tool" | "tool_error" | "timeout" | "aborted" | "denied";
   content: string;
 }
 
@@ -60,6 +62,12 @@ export interface ToolContext {
    * result there, with its note), so it may stop producing output there, with a note of its own.
    */
   maxResultChars?: number;
+  /**
+   * Asked, after validation and before the tool runs, for each call of a tool that needs approval
+   * (needs-approval.ts); the tool runs only when it resolves approved. Without it no approval is asked
+   * (`sigloop mcp`: its client decides); the agent always gives one.
+   */
+  approve?: (request: ApprovalRequest) => Promise<ApprovalVerdict>;
 }
 
 /** Where a tool offered to the model comes from: a function of the schemas file, or an MCP server's tool. */
@@ -80,6 +88,8 @@ export interface ToolExecutor {
    * (same bytes) each time, unless the tools changed (an MCP server's `list_changed`).
    */
   readonly definitions: readonly ToolDefinition[];
+  /** Whether calls of this tool ask `context.approve` before they run (known from the name alone). */
+  needsApproval?(name: string): boolean;
   /** Runs one call. Never rejects: every failure is an outcome whose content the model can act on. */
   execute(call: ToolCall, context: ToolContext): Promise<ToolOutcome>;
   /** The origin and annotations of an offered tool; undefined for a name not offered. */

@@ -10,6 +10,7 @@ import type { Ajv } from "ajv";
 import type { JsonSchema, ToolAnnotations, ToolDefinition } from "../../shared/schemas-file.js";
 import { strictToolDefinition } from "../../shared/dialects/strict-tool.js";
 import { argumentsText, checkArguments, type CompiledValidator } from "../execution/check-arguments.js";
+import { needsApproval, notApprovedMessage } from "../approval/needs-approval.js";
 import { capContent } from "../execution/format-tool-result.js";
 import { DEFAULT_MAX_RESULT_CHARS, suggestName } from "../execution/tool-executor.js";
 import { abortedMessage, internalErrorMessage, quoteName, timeoutMessage, toolFailedMessage, unknownToolMessage } from "../execution/tool-messages.js";
@@ -137,6 +138,12 @@ export function createMcpToolSet(options: McpToolSetOptions): McpToolSet {
     });
     if (!checked.ok) return checked.outcome;
     if (context.signal.aborted) return { status: "aborted", content: abortedMessage(name) };
+    if (context.approve !== undefined && needsApproval(entry.annotations, "external")) {
+      const validated: ToolCall = { ...call, function: { name, arguments: JSON.stringify(checked.args) } };
+      const verdict = await context.approve({ call: validated, annotations: entry.annotations ?? {} });
+      if (context.signal.aborted) return { status: "aborted", content: abortedMessage(name) };
+      if (!verdict.approved) return { status: "denied", content: notApprovedMessage(name, verdict.reason) };
+    }
     const outcome = await entry.server.call(entry.tool, checked.args, { signal: context.signal, timeoutMs });
     switch (outcome.kind) {
       case "result": {
@@ -189,6 +196,11 @@ export function createMcpToolSet(options: McpToolSetOptions): McpToolSet {
       return offered;
     },
     execute,
+    needsApproval(name) {
+      if (localNames.has(name)) return local.needsApproval?.(name) === true;
+      const entry = byName.get(name);
+      return entry !== undefined && needsApproval(entry.annotations, "external");
+    },
     describe(name): ToolInfo | undefined {
       if (localNames.has(name)) return local.describe?.(name) ?? { origin: { kind: "local" } };
       const entry = byName.get(name);

@@ -13,6 +13,7 @@ import { openConfined } from "./open-confined.js";
 import { DIRECTORY_FLAGS, pathOfHandle, stillAt, type HeldDirectory } from "./held-directory.js";
 import { FirstInOrder } from "./first-in-order.js";
 import { fileKind, type FileKind } from "./file-kind.js";
+import { isTemporaryName } from "./replace-file.js";
 
 export interface ListingOptions {
   /** 1 lists the directory's own entries; each more level descends one level of subdirectories. */
@@ -106,7 +107,8 @@ async function firstEntries(
   try {
     for await (const entry of await opendir(pathOfHandle(held), { bufferSize: READ_BATCH })) {
       signal.throwIfAborted();
-      first.add(entry);
+      // A write's temporary file is not the model's to see, read or write.
+      if (!isTemporaryName(entry.name)) first.add(entry);
     }
   } catch (error) {
     if (signal.aborted || typeof (error as NodeJS.ErrnoException).code !== "string") throw error;

@@ -33,29 +33,43 @@ export async function openConfined(confined: ConfinedPath, requested: string): P
 
 /** Opens the checked path name by name from the root, each name inside the directory opened before it. */
 async function openAlongHeldDirectories(confined: ConfinedPath, requested: string): Promise<FileHandle> {
-  const { root } = confined;
+  const names = confined.relative === "" ? [] : confined.relative.split("/");
+  const last = names.pop();
+  const directory = await holdAlong(confined.root, names, requested);
+  if (last === undefined) return directory.handle;
+  try {
+    return await openInsideOrFail(directory, last, confined.stats.isDirectory() ? DIRECTORY_FLAGS : FILE_FLAGS, requested, confined.root);
+  } finally {
+    await directory.handle.close();
+  }
+}
+
+/**
+ * Holds the directory `names` lead to from the root, opening each inside the one before it (a name on
+ * the way that became a link fails there). The caller closes it.
+ */
+export async function holdAlong(root: string, names: readonly string[], requested: string): Promise<HeldDirectory> {
   let directory: HeldDirectory;
   try {
     directory = await openRootDirectory(root);
   } catch (error) {
     throw accessError(error, requested, root);
   }
-  const names = confined.relative === "" ? [] : confined.relative.split("/");
-  const last = names.pop();
-  if (last === undefined) return directory.handle;
   try {
     for (const name of names) {
       const handle = await openInsideOrFail(directory, name, DIRECTORY_FLAGS, requested, root);
       await directory.handle.close();
       directory = { handle, realPath: path.join(directory.realPath, name) };
     }
-    return await openInsideOrFail(directory, last, confined.stats.isDirectory() ? DIRECTORY_FLAGS : FILE_FLAGS, requested, root);
-  } finally {
+  } catch (error) {
     await directory.handle.close();
+    throw error;
   }
+  return directory;
 }
 
-function sameFile(a: BigIntStats, b: BigIntStats): boolean {
+/** The same file system entry: device, inode and file type. */
+export function sameFile(a: BigIntStats, b: BigIntStats): boolean {
   return a.dev === b.dev && a.ino === b.ino && fileType(a) === fileType(b);
 }
 

@@ -53,6 +53,29 @@ export function quotePath(requested: string): string {
  * error, e.g. EACCES).
  */
 export async function confineToWorkspace(workspace: string, requested: string): Promise<ConfinedPath> {
+  return await walkInside(workspace, requested, false);
+}
+
+/**
+ * Where a path that need not exist yet leads: what exists of it, walked as `confineToWorkspace` walks it
+ * (links followed inside, every escape refused the same way). `missing` is empty when the target exists;
+ * otherwise `existing` is the deepest directory that does, and `missing` the names still to create under
+ * it, the file's last (a link inside whose target does not exist leads to its target).
+ */
+export interface WriteTarget {
+  existing: ConfinedPath;
+  missing: string[];
+}
+
+/** `confineToWorkspace` for a path a tool will create or replace: a missing tail is no error. */
+export async function confineForWriting(workspace: string, requested: string): Promise<WriteTarget> {
+  const found = await walkInside(workspace, requested, true);
+  return "missing" in found ? found : { existing: found, missing: [] };
+}
+
+async function walkInside(workspace: string, requested: string, mayEndEarly: false): Promise<ConfinedPath>;
+async function walkInside(workspace: string, requested: string, mayEndEarly: true): Promise<ConfinedPath | WriteTarget>;
+async function walkInside(workspace: string, requested: string, mayEndEarly: boolean): Promise<ConfinedPath | WriteTarget> {
   const given = path.resolve(workspace);
   const root = await realpath(given);
   if (requested.includes("\0")) {
@@ -77,7 +100,11 @@ export async function confineToWorkspace(workspace: string, requested: string): 
     let hops = 0;
     for (let part = pending.pop(); part !== undefined; part = pending.pop()) {
       const inside = pathInside(current, part);
-      const stats = await lstatInside(inside, requested, root);
+      const stats = await lstatInside(inside, requested, root, mayEndEarly);
+      if (stats === undefined) {
+        const existing = confined(root, current.realPath, await current.handle.stat({ bigint: true }));
+        return { existing, missing: [part, ...pending.reverse()] };
+      }
       if (stats.isSymbolicLink()) {
         hops += 1;
         if (hops > MAX_SYMLINK_HOPS) {
@@ -151,10 +178,12 @@ async function openRoot(root: string, requested: string): Promise<HeldDirectory>
   }
 }
 
-async function lstatInside(target: string, requested: string, root: string): Promise<BigIntStats> {
+/** `lstat` inside the workspace; a missing name is `undefined` when the walk may end early, else an error. */
+async function lstatInside(target: string, requested: string, root: string, mayBeMissing: boolean): Promise<BigIntStats | undefined> {
   try {
     return await lstat(target, { bigint: true });
   } catch (error) {
+    if (mayBeMissing && (error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw accessError(error, requested, root);
   }
 }

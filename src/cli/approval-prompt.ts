@@ -1,0 +1,55 @@
+/**
+ * What the terminal shows before a call that needs approval: the tool, its arguments and, for the file
+ * tools, the change as a unified diff, shortened past 200 lines with a note; coloured when colours are
+ * wanted, with every control character from the model or a file shown escaped. And how a typed answer is
+ * read: `y` runs it, `n` (optionally followed by a reason for the model) refuses it, `a` runs it and
+ * every later call of that tool, an empty line refuses, anything else asks again.
+ */
+import type { ToolCall } from "../runtime/loop/messages.js";
+import { escapeControls } from "./terminal-safe.js";
+
+/** Diff lines shown before the rest is left out. */
+export const SHOWN_DIFF_LINES = 200;
+const ARGUMENTS_CHARS = 600;
+
+export type Answer = { kind: "yes" } | { kind: "always" } | { kind: "no"; reason?: string } | { kind: "again" };
+
+export function readAnswer(line: string): Answer {
+  const text = line.trim();
+  if (text === "") return { kind: "no" };
+  if (/^(y|yes)$/i.test(text)) return { kind: "yes" };
+  if (/^(a|always)$/i.test(text)) return { kind: "always" };
+  const no = /^(?:n|no)(?:\s+(.*))?$/is.exec(text);
+  if (no === null) return { kind: "again" };
+  const reason = no[1]?.trim() ?? "";
+  return reason === "" ? { kind: "no" } : { kind: "no", reason };
+}
+
+/** The lines before the question: tool and arguments, then the preview. */
+export function approvalScreen(call: ToolCall, preview: string | undefined, colors: boolean): string {
+  const paint = (code: number) => (text: string) => (colors ? `\u001b[${code}m${text}\u001b[0m` : text);
+  const args = call.function.arguments;
+  const shownArgs = args.length > ARGUMENTS_CHARS ? `${args.slice(0, ARGUMENTS_CHARS)}… (${args.length} chars)` : args;
+  const lines = [`${paint(1)(`approval needed: ${escapeControls(call.function.name)}`)}(${escapeControls(shownArgs)})`];
+  if (preview !== undefined) lines.push(...diffLines(preview, colors));
+  return `${lines.join("\n")}\n`;
+}
+
+export function questionText(tool: string): string {
+  return `Run ${escapeControls(tool)}? y = yes, n = no (n and a reason: the model reads it), a = always ${escapeControls(tool)} from now on: `;
+}
+
+function diffLines(preview: string, colors: boolean): string[] {
+  const all = preview.split("\n");
+  const shown = all.slice(0, SHOWN_DIFF_LINES).map((line) => colorLine(escapeControls(line), colors));
+  if (all.length > SHOWN_DIFF_LINES) {
+    shown.push(`… ${all.length - SHOWN_DIFF_LINES} more lines of the diff not shown (${all.length} lines in all)`);
+  }
+  return shown;
+}
+
+function colorLine(line: string, colors: boolean): string {
+  if (!colors) return line;
+  const code = line.startsWith("+++") || line.startsWith("---") ? 1 : line.startsWith("+") ? 32 : line.startsWith("-") ? 31 : line.startsWith("@@") ? 36 : 0;
+  return code === 0 ? line : `\u001b[${code}m${line}\u001b[0m`;
+}

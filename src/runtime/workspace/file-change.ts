@@ -1,0 +1,167 @@
+/**
+ * What write_file and edit_file would change, and the change itself. A plan confines the path (before
+ * anything is asked or changed), reads the current file as read_file does (never opening a device, FIFO
+ * or socket), applies the tool's rules and says either why the call is refused or what the file will
+ * hold. The approval preview diffs a plan; the tool makes the plan again under the file's lock and writes
+ * it with `replaceFile`, so what is written is computed from the file as it is at that moment.
+ */
+import { fileKind } from "./file-kind.js";
+import { openConfined } from "./open-confined.js";
+import { withPathLock } from "./path-lock.js";
+import { replaceFile, targetRealPath } from "./replace-file.js";
+import {
+  countLines, LIMIT_TEXT, lineNumbers, listLines, matchIndexes, MAX_TEXT_BYTES, replaceAt, unwritableTextProblem,
+} from "./text-edit.js";
+import { confineForWriting, quotePath, WorkspaceError, type ConfinedPath, type WriteTarget } from "./workspace.js";
+
+/** A planned change: the target, its text now (`undefined` for a new file), what it will hold, and the result to report. */
+export interface FileChange {
+  target: WriteTarget;
+  /** The target relative to the workspace root (a link followed: its target). */
+  relative: string;
+  before: CurrentText | undefined;
+  after: string;
+  /** What the tool returns once the change is written. */
+  done: string;
+}
+
+export type Plan = { refusal: string } | FileChange;
+
+/** An existing file's text, or why it has none to show. */
+export type CurrentText = { text: string } | { binary: string } | { tooLarge: number };
+
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+export async function planWrite(workspace: string, requested: string, content: string): Promise<Plan> {
+  const problem = unwritableTextProblem(content);
+  if (problem !== undefined) return { refusal: `The content was not written: ${problem}.` };
+  const bytes = Buffer.byteLength(content, "utf8");
+  if (bytes > MAX_TEXT_BYTES) {
+    return { refusal: `The content is ${bytes} bytes of UTF-8, above write_file's limit of ${LIMIT_TEXT}, so nothing was written.` };
+  }
+  const target = await confine(workspace, requested);
+  if ("refusal" in target) return target;
+  const current = await existingFile(target, requested, "write_file");
+  if (current !== undefined && "refusal" in current) return current;
+  const lines = countLines(content);
+  const verb = current === undefined ? "created" : "replaced";
+  return {
+    target,
+    relative: relativeOf(target),
+    before: current === undefined ? undefined : await readCurrentText(current, requested),
+    after: content,
+    done: `${verb} ${quotePath(requested)}: ${bytes} byte${bytes === 1 ? "" : "s"}, ${lines} line${lines === 1 ? "" : "s"}.`,
+  };
+}
+
+export async function planEdit(workspace: string, requested: string, oldText: string, newText: string, replaceAll: boolean): Promise<Plan> {
+  if (oldText === "") return { refusal: "old_text is empty, so there is nothing to find. Give the exact text to replace; to write a whole file, use write_file." };
+  if (oldText === newText) return { refusal: "old_text and new_text are the same, so the edit would change nothing." };
+  const problem = unwritableTextProblem(newText);
+  if (problem !== undefined) return { refusal: `new_text cannot be written: ${problem}.` };
+  const newBytes = Buffer.byteLength(newText, "utf8");
+  if (newBytes > MAX_TEXT_BYTES) return { refusal: `new_text is ${newBytes} bytes of UTF-8, above edit_file's limit of ${LIMIT_TEXT}, so nothing was changed.` };
+  const target = await confine(workspace, requested);
+  if ("refusal" in target) return target;
+  const shown = quotePath(requested);
+  if (target.missing.length > 0) {
+    return { refusal: `${shown} does not exist (in the workspace ${target.existing.root}), so there is nothing to edit. Use write_file to create it, or list_files to see what is there.` };
+  }
+  const current = await existingFile(target, requested, "edit_file");
+  if (current === undefined || "refusal" in current) return current ?? { refusal: `${shown} does not exist.` };
+  const before = await readCurrentText(current, requested);
+  if ("tooLarge" in before) return { refusal: `${shown} is ${before.tooLarge} bytes, above edit_file's limit of ${LIMIT_TEXT}, so it cannot be edited.` };
+  if ("binary" in before) return { refusal: `${shown} looks like a binary file (${before.binary}); edit_file only changes text files.` };
+  const text = before.text;
+  const found = matchIndexes(text, oldText);
+  if (found.length === 0) return { refusal: notFoundMessage(shown, text, oldText) };
+  const lines = lineNumbers(text, found);
+  if (found.length > 1 && !replaceAll) {
+    return {
+      refusal: `old_text occurs ${found.length} times in ${shown}, starting on lines ${listLines(lines)}, so nothing was changed. Send a longer old_text that occurs once, or set replace_all to true to replace all ${found.length}.`,
+    };
+  }
+  // Counted before the text is built: a refused edit costs no copy of the file.
+  const afterBytes = Buffer.byteLength(text, "utf8") + found.length * (newBytes - Buffer.byteLength(oldText, "utf8"));
+  if (afterBytes > MAX_TEXT_BYTES) {
+    return { refusal: `The edited file would be ${afterBytes} bytes, above edit_file's limit of ${LIMIT_TEXT}, so nothing was changed.` };
+  }
+  const after = replaceAt(text, found, oldText.length, newText);
+  const where = found.length === 1 ? `on line ${lines[0]}` : `starting on lines ${listLines(lines)}`;
+  return {
+    target,
+    relative: relativeOf(target),
+    before,
+    after,
+    done: `edited ${shown}: ${found.length} replacement${found.length === 1 ? "" : "s"}, ${where}.`,
+  };
+}
+
+/**
+ * Makes the plan again under the target's lock and writes it: calls on the same real path run one after
+ * the other, each on the file the one before left.
+ */
+export async function applyChange(requested: string, plan: () => Promise<Plan>, signal: AbortSignal): Promise<string> {
+  const first = await plan();
+  if ("refusal" in first) return first.refusal;
+  return await withPathLock(targetRealPath(first.target), async () => {
+    const fresh = await plan();
+    if ("refusal" in fresh) return fresh.refusal;
+    await replaceFile(fresh.target, requested, Buffer.from(fresh.after, "utf8"), signal);
+    return fresh.done;
+  });
+}
+
+/** An existing file's text, read through `openConfined`; at most the limit and one byte more is read. */
+export async function readCurrentText(file: ConfinedPath, requested: string): Promise<CurrentText> {
+  if (file.stats.size > BigInt(MAX_TEXT_BYTES)) return { tooLarge: Number(file.stats.size) };
+  const handle = await openConfined(file, requested);
+  try {
+    const buffer = Buffer.alloc(MAX_TEXT_BYTES + 1);
+    let length = 0;
+    for (let read = -1; read !== 0 && length < buffer.length; length += read) {
+      ({ bytesRead: read } = await handle.read(buffer, length, buffer.length - length, length));
+    }
+    if (length > MAX_TEXT_BYTES) return { tooLarge: length };
+    const bytes = buffer.subarray(0, length);
+    const nul = bytes.indexOf(0);
+    if (nul !== -1) return { binary: `it contains a NUL byte, in line ${lineNumbers(bytes.toString("latin1"), [nul])[0]}` };
+    try {
+      return { text: utf8.decode(bytes) };
+    } catch {
+      return { binary: "it is not valid UTF-8" };
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+async function confine(workspace: string, requested: string): Promise<WriteTarget | { refusal: string }> {
+  try {
+    return await confineForWriting(workspace, requested);
+  } catch (error) {
+    if (error instanceof WorkspaceError && (error.code === "outside" || error.code === "loop")) return { refusal: error.message };
+    throw error;
+  }
+}
+
+/** The existing file a target names (`undefined` for a new one), or why a file tool will not change it. */
+async function existingFile(target: WriteTarget, requested: string, tool: string): Promise<ConfinedPath | { refusal: string } | undefined> {
+  if (target.missing.length > 0) return undefined;
+  const shown = quotePath(requested);
+  const kind = fileKind(target.existing.stats);
+  if (kind === "file") return target.existing;
+  if (kind === "directory") return { refusal: `${shown} is a directory; ${tool} changes files only.` };
+  return { refusal: `${shown} is a ${kind}, not a regular file; ${tool} does not open devices, FIFOs or sockets.` };
+}
+
+function relativeOf(target: WriteTarget): string {
+  return [target.existing.relative, ...target.missing].filter((part) => part !== "").join("/");
+}
+
+function notFoundMessage(shown: string, text: string, oldText: string): string {
+  const crlf = text.includes("\r\n") && oldText.includes("\n") && !oldText.includes("\r\n")
+    ? " The file's lines end with CRLF (\\r\\n), and old_text's with \\n only."
+    : "";
+  return `old_text was not found in ${shown}, so nothing was changed. It must match the file exactly, byte for byte (spaces, tabs and line breaks included): read the file again and copy the text.${crlf}`;
+}
