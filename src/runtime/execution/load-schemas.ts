@@ -4,6 +4,7 @@ import { currentInputsHash } from "../../shared/inputs-hash.js";
 import { commandLine } from "../../shared/package-layout.js";
 import type { SchemasFile } from "../../shared/schemas-file.js";
 import { NotRegularFileError, readRegularFile } from "../workspace/regular-file.js";
+import { findUnconfinedBinding } from "./confine-bindings.js";
 import { isRecord } from "./describe-json.js";
 
 export type LoadSchemasResult = { ok: true; schemas: SchemasFile } | { ok: false; error: { message: string } };
@@ -13,7 +14,8 @@ const RUN_GEN = `run ${commandLine("gen")}`;
 /**
  * Reads `generated/schemas.json` and refuses it when it is missing, unreadable, not a schemas file, or
  * stale (the tool sources changed since it was written: the hash recorded by the generator no longer
- * matches the files), or not a regular file (a device or FIFO is never read). Never throws; the message says what is wrong and what to run.
+ * matches the files), or not a regular file (a device or FIFO is never read), or binding a tool to
+ * anything but a tool file of its tools folder (`confine-bindings.ts`). Never throws; the message says what is wrong and what to run.
  */
 export function loadSchemas(schemasPath: string): LoadSchemasResult {
   let text: string;
@@ -37,6 +39,11 @@ export function loadSchemas(schemasPath: string): LoadSchemasResult {
   }
   const schemas = value as SchemasFile;
   const schemasDir = path.dirname(schemasPath);
+  // Before the staleness check: its record is easily forged, and this rule holds whatever it says.
+  const unconfined = findUnconfinedBinding(schemasDir, schemas);
+  if (unconfined !== undefined) {
+    return failure(`${schemasPath} cannot be served: ${unconfined}. ${capitalize(RUN_GEN)} to write it again.`);
+  }
   const hash = currentInputsHash(schemasDir, schemas.inputs);
   if (hash === undefined) {
     const gone = [schemas.inputs.toolsDir, ...schemas.inputs.files].find((file) => !existsSync(path.resolve(schemasDir, file)));

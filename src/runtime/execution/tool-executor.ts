@@ -273,7 +273,8 @@ function suggestName(name: string, toolNames: readonly string[]): string | undef
 function exportedValue(module: unknown, name: string): unknown {
   if (typeof module !== "object" || module === null) return undefined;
   const namespace = module as Record<string, unknown>;
-  if (name in namespace) return namespace[name];
+  // Own exports only: `constructor` or `toString` must not find Object.prototype's.
+  if (Object.hasOwn(namespace, name)) return namespace[name];
   const commonJs = namespace.default;
-  return typeof commonJs === "object" && commonJs !== null ? (commonJs as Record<string, unknown>)[name] : undefined;
+  return typeof commonJs === "object" && commonJs !== null && Object.hasOwn(commonJs, name) ? (commonJs as Record<string, unknown>)[name] : undefined;
 }
