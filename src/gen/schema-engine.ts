@@ -164,8 +164,13 @@ function brandedPrimitive(type: ts.Type): ts.Type | undefined {
   return type.isIntersection() ? type.types.find((member) => (member.flags & PRIMITIVE) !== 0) : undefined;
 }
 
-/** A JavaScript number as `String(n)` or a person writes it: `-1`, `1.5`, `.5`, `2.`, `1e-7`. */
-const NUMBER_PATTERN = String.raw`-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?`;
+/**
+ * A JavaScript number as `String(n)` or a person writes it: `-1`, `1.5`, `.5`, `2.`, `1e-7`. Each text
+ * matches one way only (no `\d+\.?\d*`, which splits a run of digits in every way), so a backtracking
+ * engine never retries it quadratically.
+ */
+const NUMBER_PATTERN = String.raw`-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?`;
+const ANY_TEXT = String.raw`[\s\S]*`;
 
 /**
  * typescript-json-schema matches `${number}` with `[0-9]*` (accepting `id-`, rejecting `id-1.5`) and
@@ -181,13 +186,26 @@ function matchTemplateLiteralsExactly(generator: GeneratorInternals, checker: ts
   };
 }
 
+/**
+ * The pattern of a template literal type, written so that a backtracking engine (what MCP clients and
+ * other validators run) stays linear on what gen writes: two `${string}` holes in a row are one, and a
+ * `${string}` hole followed by one character and another `${string}` hole stops at that character's
+ * first occurrence (`${string}:${string}:${number}` is `^[^:]*:[\s\S]*:…$`; whatever the first hole
+ * would take beyond the first `:`, the second takes as well), so no two holes compete for the same text.
+ */
 function templatePattern(type: ts.TemplateLiteralType, checker: ts.TypeChecker): string {
-  const parts = type.types.map((placeholder, index) => placeholderPattern(placeholder, type, checker) + escapeRegExp(type.texts[index + 1]!));
+  const holes = type.types.map((placeholder) => placeholderPattern(placeholder, type, checker));
+  const parts = holes.map((hole, index) => {
+    const text = type.texts[index + 1]!;
+    if (hole !== ANY_TEXT || holes[index + 1] !== ANY_TEXT) return hole + escapeRegExp(text);
+    if (text === "") return "";
+    return [...text].length === 1 ? `[^${escapeRegExp(text)}]*${escapeRegExp(text)}` : hole + escapeRegExp(text);
+  });
   return `^${escapeRegExp(type.texts[0]!)}${parts.join("")}$`;
 }
 
 function placeholderPattern(placeholder: ts.Type, template: ts.Type, checker: ts.TypeChecker): string {
-  if (placeholder.flags & (ts.TypeFlags.String | ts.TypeFlags.Any)) return String.raw`[\s\S]*`;
+  if (placeholder.flags & (ts.TypeFlags.String | ts.TypeFlags.Any)) return ANY_TEXT;
   if (placeholder.flags & ts.TypeFlags.Number) return NUMBER_PATTERN;
   if (placeholder.flags & ts.TypeFlags.BigInt) return "-?\\d+";
   throw new Error(`the template literal type ${checker.typeToString(template)} has a placeholder \${${checker.typeToString(placeholder)}} that no pattern expresses exactly; use \${string} or \${number} there`);

@@ -4,29 +4,25 @@
  * subfolder, a link out of the folder), with a forged staleness record that today's check accepts, are
  * refused by the real MCP server and the real agent CLI before anything is imported (exit 5).
  */
-import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { spawnCli } from "../cli/support.js";
 import { spawnRaw, tempDir } from "../mcp/support.js";
+import { currentInputsHash } from "../../src/shared/inputs-hash.js";
 
 /** A module that leaves a mark when imported: the proof that a refused file was never loaded. */
 function markingModule(file: string, mark: string): void {
   writeFileSync(file, `import { writeFileSync } from "node:fs";\nwriteFileSync(${JSON.stringify(mark)}, "imported");\nexport function evil() { return "ran"; }\n`);
 }
 
-/** A schemas file binding tool `evil` to `bound`, its inputs forged so that the staleness check passes. */
+/** A schemas file binding tool `evil` to `bound`, its staleness record forged so that the check passes. */
 function forgedSchemas(dir: string, bound: string, toolsDir: string): string {
   const file = path.join(dir, "evil.json");
-  const hash = createHash("sha256");
-  // What currentInputsHash computes for a tools folder whose *.ts files are listed in `files`: here none or one.
-  const toolFiles = bound.endsWith(".ts") && !bound.endsWith(".d.ts") && path.posix.dirname(bound) === toolsDir ? [bound] : [];
-  for (const name of toolFiles) hash.update(name).update("\0").update(readFileSync(path.join(dir, name))).update("\0");
   const schemas = {
     tools: [{ type: "function", function: { name: "evil", description: "", parameters: { type: "object", properties: {}, required: [] } } }],
     bindings: [{ name: "evil", file: bound, exportName: "evil", call: { kind: "positional", params: [] } }],
-    inputs: { toolsDir, files: [], hash: hash.digest("hex") },
+    inputs: { toolsDir, files: [], hash: currentInputsHash(dir, { toolsDir, files: [] }) ?? "" },
   };
   writeFileSync(file, JSON.stringify(schemas));
   return file;

@@ -6,36 +6,43 @@
  * module (`node_modules/esbuild/lib/main.js`, export `buildSync`) and its easily forged staleness record
  * would let one call run it.
  */
-import { realpathSync } from "node:fs";
+import { lstatSync, realpathSync } from "node:fs";
 import path from "node:path";
 import type { SchemasFile } from "../../shared/schemas-file.js";
-import { listToolFiles } from "../../shared/tool-files.js";
+import { isToolFileName } from "../../shared/tool-files.js";
 
 /** The first binding that names something other than a tool file of the tools folder, in words, or `undefined`. */
 export function findUnconfinedBinding(schemasDir: string, schemas: SchemasFile): string | undefined {
   const toolsDir = path.resolve(schemasDir, schemas.inputs.toolsDir);
-  let toolFiles: Set<string>;
   let realToolsDir: string;
   try {
-    toolFiles = new Set(listToolFiles(toolsDir));
     realToolsDir = realpathSync(toolsDir);
   } catch {
-    toolFiles = new Set();
     realToolsDir = toolsDir;
   }
   for (const binding of schemas.bindings) {
     const file = path.resolve(schemasDir, binding.file);
-    const inFolder = path.dirname(file) === toolsDir && toolFiles.has(path.basename(file));
-    if (!inFolder || !realPathStaysIn(file, realToolsDir)) {
+    const inFolder = path.dirname(file) === toolsDir && isToolFileName(path.basename(file));
+    if (!inFolder || !staysIn(file, realToolsDir)) {
       return `tool ${binding.name} is bound to ${binding.file}, which is not a tool file of its tools folder ${schemas.inputs.toolsDir} (a *.ts file directly in it, not *.d.ts, as gen reads them), so nothing was imported`;
     }
   }
   return undefined;
 }
 
-function realPathStaysIn(file: string, realDir: string): boolean {
+/**
+ * A file that exists must be a regular file whose real path is in the folder (a link out of it is
+ * refused). A missing one binds nothing that could run: its tool's call reports the failed import.
+ */
+function staysIn(file: string, realDir: string): boolean {
   try {
-    return path.dirname(realpathSync(file)) === realDir;
+    lstatSync(file);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOENT";
+  }
+  try {
+    const real = realpathSync(file);
+    return path.dirname(real) === realDir && lstatSync(real).isFile();
   } catch {
     return false;
   }

@@ -39,11 +39,6 @@ export function loadSchemas(schemasPath: string): LoadSchemasResult {
   }
   const schemas = value as SchemasFile;
   const schemasDir = path.dirname(schemasPath);
-  // Before the staleness check: its record is easily forged, and this rule holds whatever it says.
-  const unconfined = findUnconfinedBinding(schemasDir, schemas);
-  if (unconfined !== undefined) {
-    return failure(`${schemasPath} cannot be served: ${unconfined}. ${capitalize(RUN_GEN)} to write it again.`);
-  }
   const hash = currentInputsHash(schemasDir, schemas.inputs);
   if (hash === undefined) {
     const gone = [schemas.inputs.toolsDir, ...schemas.inputs.files].find((file) => !existsSync(path.resolve(schemasDir, file)));
@@ -52,6 +47,11 @@ export function loadSchemas(schemasPath: string): LoadSchemasResult {
   }
   if (hash !== schemas.inputs.hash) {
     return failure(`${schemasPath} is out of date: the tool sources changed since it was generated. ${capitalize(RUN_GEN)} to regenerate it.`);
+  }
+  // The staleness record is easily forged: this rule holds whatever it says.
+  const unconfined = findUnconfinedBinding(schemasDir, schemas);
+  if (unconfined !== undefined) {
+    return failure(`${schemasPath} cannot be served: ${unconfined}. ${capitalize(RUN_GEN)} to write it again.`);
   }
   return { ok: true, schemas };
 }

@@ -19,6 +19,7 @@ import {
   invalidJsonMessage,
   loadFailedMessage,
   notAnObjectMessage,
+  oversizedArgumentsMessage,
   quoteName,
   schemaFailedMessage,
   timeoutMessage,
@@ -50,6 +51,13 @@ export interface ToolExecutorOptions {
    */
   strict?: boolean;
 }
+
+/**
+ * The longest arguments text a call may send (16 MiB of characters; MCP lines stop at 8 MiB before it). Validation takes time linear in it
+ * (linear-validation.ts), so this bound is what keeps every call's validation short: about a second at
+ * most per MiB on a slow machine, whatever the schema's patterns.
+ */
+export const MAX_ARGUMENT_CHARS = 16_777_216;
 
 /** The default of `maxResultChars`. */
 export const DEFAULT_MAX_RESULT_CHARS = 50_000;
@@ -161,6 +169,7 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolRunner & P
     if (entry === undefined) return { status: "unknown_tool", content: unknownToolMessage(name, toolNames, suggestName(name, toolNames)) };
     const schema = entry.definition.function.parameters;
     const text = argumentsText(call.function.arguments);
+    if (text.length > MAX_ARGUMENT_CHARS) return { status: "invalid_arguments", content: oversizedArgumentsMessage(name, text.length, MAX_ARGUMENT_CHARS, schema) };
     const parsed = parseToolArguments(text);
     if (!parsed.ok) {
       const content =
