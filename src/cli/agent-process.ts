@@ -7,6 +7,7 @@ import { existsSync } from "node:fs";
 import { internalErrorLine } from "./internal-error-line.js";
 import { EXIT } from "./report-result.js";
 import { runAgentCli, type WarmUp } from "./run-agent-cli.js";
+import { reportStrayErrors } from "./stray-errors.js";
 import { compileTurnsEagerly } from "./turn-tiering.js";
 
 export interface AgentProcessOptions {
@@ -35,6 +36,7 @@ export async function runAgentProcess(options: AgentProcessOptions): Promise<num
       return EXIT.usage;
     }
   }
+  const stopReporting = reportStrayErrors(process.stderr, process.env.OPENAI_API_KEY ?? "");
   return runAgentCli({
     argv: options.argv,
     ...(options.warmUp !== undefined ? { warmUp: options.warmUp } : {}),
@@ -54,8 +56,10 @@ export async function runAgentProcess(options: AgentProcessOptions): Promise<num
       process.once("SIGINT", onSignal);
       return () => process.off("SIGINT", onSignal);
     },
-  }).catch((error: unknown) => {
-    process.stderr.write(internalErrorLine(error, process.env.OPENAI_API_KEY ?? ""));
-    return EXIT.internal;
-  });
+  })
+    .catch((error: unknown) => {
+      process.stderr.write(internalErrorLine(error, process.env.OPENAI_API_KEY ?? ""));
+      return EXIT.internal;
+    })
+    .finally(stopReporting);
 }

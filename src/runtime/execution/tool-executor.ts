@@ -6,6 +6,7 @@ import type { ToolCall } from "../loop/messages.js";
 import { bindArguments } from "./bind-arguments.js";
 import { callWithTimeout } from "./call-with-timeout.js";
 import { importToolModule } from "./import-tool-module.js";
+import { TOOL_NAME } from "./tool-context.js";
 import { capContent, renderReturnValue } from "./format-tool-result.js";
 import { dropOptionalNulls } from "./null-as-absent.js";
 import { parseToolArguments } from "./parse-tool-arguments.js";
@@ -195,7 +196,7 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolRunner & P
     const fn = await loadFunction(entry);
     if (typeof fn === "string") return { status: "tool_error", content: loadFailedMessage(name, entry.binding.file, fn) };
     // The tool learns where its result will be cut, so it can stop there with a note of its own.
-    const toolContext: ToolContext = { ...context, maxResultChars: resultCut(context) };
+    const toolContext: ToolContext = { ...context, maxResultChars: resultCut(context), [TOOL_NAME]: name } as ToolContext;
     const result = await callWithTimeout(fn, bindArguments(entry.binding.call, parsed.args), toolContext, timeoutMs);
     switch (result.kind) {
       case "timeout":
