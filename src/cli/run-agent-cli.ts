@@ -3,7 +3,7 @@
  * (or the interactive chat), then maps the ending to an exit code. Everything the process touches comes
  * in through `CliEnvironment`, so tests can run it too; `scripts/agent.ts` only wires in `process`.
  */
-import { existsSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import path from "node:path";
 import { createAgent } from "../runtime/loop/agent.js";
 import type { ChatMessage } from "../runtime/loop/messages.js";
@@ -13,6 +13,7 @@ import { keyMask } from "../runtime/model/key-mask.js";
 import { isOpenAIEndpoint } from "../runtime/model/openai-endpoint.js";
 import { createToolExecutor } from "../runtime/execution/tool-executor.js";
 import { openTranscript, readTranscript, type TranscriptWriter } from "../runtime/loop/transcript.js";
+import { lockTranscript, type TranscriptLock } from "../runtime/loop/transcript-lock.js";
 import { createAnswerOutput, type OutputStream } from "./answer-output.js";
 import { nonRegularFileProblem, NotRegularFileError } from "../runtime/workspace/regular-file.js";
 import { commandLine } from "../shared/package-layout.js";
@@ -98,108 +99,123 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
   const history = loadHistory(args, fromUser, stderr);
   if (!history.ok) return usageError(history.error);
 
-  const schemasPath = args.schemas ? fromUser(args.schemas) : path.join(io.projectRoot, "generated", "schemas.json");
-  // A device or FIFO given as the schemas file is a wrong argument, not a stale file (exit 5).
-  const schemasNotFile = nonRegularFileProblem(schemasPath);
-  if (schemasNotFile !== undefined) return usageError(`${schemasNotFile} (--schemas): give the schemas file npm run gen writes`);
-  const schemas = loadSchemas(schemasPath);
-  if (!schemas.ok) return fail(EXIT.schemas, `error: ${schemas.error.message}`);
-  const strict = args.strict ?? isOpenAIEndpoint(baseURL);
-  if (strict && schemas.schemas.strictTools === undefined) {
-    return fail(EXIT.schemas, `error: ${schemasPath} has no strictTools (it was written before strict mode existed). Run npm run gen to regenerate it, or pass --no-strict.`);
-  }
-
-  // A turn's progress lines go out in one write (coalesced-output.ts). Not in the chat, where readline
-  // writes the prompt itself.
-  const progress = interactive ? { write: stderr.write, flush: () => undefined } : coalescedOutput(stderr.write);
-  const reporter = createProgressReporter(progress, colorsWanted(io.stderr, io.env), mask);
-  const executor = createToolExecutor({
-    schemas: schemas.schemas,
-    schemasDir: path.dirname(schemasPath),
-    strict,
-    ...(args.toolTimeoutMs !== undefined ? { timeoutMs: args.toolTimeoutMs } : {}),
-  });
-  reporter.line(toolModeLine(strict, args.strict !== undefined, schemas.schemas));
-  const requestTurn = createTurnRequester({
-    apiKey,
-    ...(baseURL !== undefined ? { baseURL } : {}),
-    ...(args.idleTimeoutMs !== undefined ? { idleTimeoutMs: args.idleTimeoutMs } : {}),
-    ...(args.requestTimeoutMs !== undefined ? { timeoutMs: args.requestTimeoutMs } : {}),
-    ...(args.responseTimeoutMs !== undefined ? { responseTimeoutMs: args.responseTimeoutMs } : {}),
-    ...(args.maxResponseBytes !== undefined ? { maxResponseBytes: args.maxResponseBytes } : {}),
-    onRetry: (info) => {
-      stdout.restart();
-      reporter.retry(retryText(info));
-    },
-  });
-
-  let transcript: TranscriptWriter | undefined;
-  const transcriptFile = history.file;
-  if (transcriptFile !== undefined) {
-    try {
-      transcript = openTranscript(transcriptFile, { redact: mask.scrub });
-    } catch (error) {
-      progress.flush();
-      if (error instanceof NotRegularFileError) return usageError(`cannot write the transcript: ${error.message}`);
-      return usageError(`cannot write the transcript ${transcriptFile} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
-    }
-  }
-
-  // The tool modules load and Ajv readies itself before the first tool call, never on it.
-  if (io.warmUp === "before-first-request") {
-    await executor.warmUp();
-    io.afterWarmUp?.();
-  } else {
-    onceRequestSent(() => void executor.warmUp().then(() => io.afterWarmUp?.()));
-  }
-  const agent = createAgent({
-    requestTurn,
-    executor,
-    model: args.model ?? (io.env.AGENT_MODEL || DEFAULT_MODEL),
-    systemPrompt: DEFAULT_SYSTEM_PROMPT,
-    stream: args.stream,
-    workspace,
-    history: history.messages,
-    onEvent: (event) => {
-      stdout.onEvent(event);
-      reporter.onEvent(event);
-      // Everything so far is out before a request is sent: the turn's line is the last of its burst anyway.
-      if (event.type === "turn_start") progress.flush();
-    },
-    // A tool can read the key (a `.env` in the workspace): masked before the model, history or transcript see it.
-    afterToolCall: (_call, result) => ({ ...result, content: mask.scrub(result.content) }),
-    ...(args.maxTurns !== undefined ? { maxTurns: args.maxTurns } : {}),
-    ...(args.contextWindow !== undefined ? { contextWindow: args.contextWindow } : {}),
-    ...(transcript ? { transcript } : {}),
-  });
-
   try {
-    if (interactive) {
-      return await runInteractive({ agent, input: io.stdin, prompts: io.stderr, stdout, reporter });
-    }
-    const controller = new AbortController();
-    const stopListening = io.onInterrupt(() => controller.abort());
-    try {
-      const result = await agent.run(args.prompt ?? "", { signal: controller.signal });
-      const report = reportResult(result);
-      if (report.stdout !== undefined) {
-        progress.flush();
-        stdout.write(report.stdout);
-      }
-      if (report.message !== undefined) reporter.line(report.message);
-      return report.exitCode;
-    } finally {
-      stopListening();
-    }
+    return await runWithHistory(history);
   } finally {
-    progress.flush();
-    transcript?.close();
+    history.lock?.release();
+  }
+
+  /** The rest of the run, while the transcript (if any) is locked. */
+  async function runWithHistory(history: HistoryLoaded): Promise<number> {
+    const schemasPath = args.schemas ? fromUser(args.schemas) : path.join(io.projectRoot, "generated", "schemas.json");
+    // A device or FIFO given as the schemas file is a wrong argument, not a stale file (exit 5).
+    const schemasNotFile = nonRegularFileProblem(schemasPath);
+    if (schemasNotFile !== undefined) return usageError(`${schemasNotFile} (--schemas): give the schemas file npm run gen writes`);
+    const schemas = loadSchemas(schemasPath);
+    if (!schemas.ok) return fail(EXIT.schemas, `error: ${schemas.error.message}`);
+    const strict = args.strict ?? isOpenAIEndpoint(baseURL);
+    if (strict && schemas.schemas.strictTools === undefined) {
+      return fail(EXIT.schemas, `error: ${schemasPath} has no strictTools (it was written before strict mode existed). Run npm run gen to regenerate it, or pass --no-strict.`);
+    }
+
+    // A turn's progress lines go out in one write (coalesced-output.ts). Not in the chat, where readline
+    // writes the prompt itself.
+    const progress = interactive ? { write: stderr.write, flush: () => undefined } : coalescedOutput(stderr.write);
+    const reporter = createProgressReporter(progress, colorsWanted(io.stderr, io.env), mask);
+    const executor = createToolExecutor({
+      schemas: schemas.schemas,
+      schemasDir: path.dirname(schemasPath),
+      strict,
+      ...(args.toolTimeoutMs !== undefined ? { timeoutMs: args.toolTimeoutMs } : {}),
+    });
+    reporter.line(toolModeLine(strict, args.strict !== undefined, schemas.schemas));
+    const requestTurn = createTurnRequester({
+      apiKey,
+      ...(baseURL !== undefined ? { baseURL } : {}),
+      ...(args.idleTimeoutMs !== undefined ? { idleTimeoutMs: args.idleTimeoutMs } : {}),
+      ...(args.requestTimeoutMs !== undefined ? { timeoutMs: args.requestTimeoutMs } : {}),
+      ...(args.responseTimeoutMs !== undefined ? { responseTimeoutMs: args.responseTimeoutMs } : {}),
+      ...(args.maxResponseBytes !== undefined ? { maxResponseBytes: args.maxResponseBytes } : {}),
+      onRetry: (info) => {
+        stdout.restart();
+        reporter.retry(retryText(info));
+      },
+    });
+
+    let transcript: TranscriptWriter | undefined;
+    const transcriptFile = history.file;
+    if (transcriptFile !== undefined) {
+      try {
+        transcript = openTranscript(transcriptFile, { redact: mask.scrub });
+      } catch (error) {
+        progress.flush();
+        if (error instanceof NotRegularFileError) return usageError(`cannot write the transcript: ${error.message}`);
+        return usageError(`cannot write the transcript ${transcriptFile} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+      }
+    }
+
+    // The tool modules load and Ajv readies itself before the first tool call, never on it.
+    if (io.warmUp === "before-first-request") {
+      await executor.warmUp();
+      io.afterWarmUp?.();
+    } else {
+      onceRequestSent(() => void executor.warmUp().then(() => io.afterWarmUp?.()));
+    }
+    const agent = createAgent({
+      requestTurn,
+      executor,
+      model: args.model ?? (io.env.AGENT_MODEL || DEFAULT_MODEL),
+      systemPrompt: DEFAULT_SYSTEM_PROMPT,
+      stream: args.stream,
+      workspace,
+      history: history.messages,
+      onEvent: (event) => {
+        stdout.onEvent(event);
+        reporter.onEvent(event);
+        // Everything so far is out before a request is sent: the turn's line is the last of its burst anyway.
+        if (event.type === "turn_start") progress.flush();
+      },
+      // A tool can read the key (a `.env` in the workspace): masked before the model, history or transcript see it.
+      afterToolCall: (_call, result) => ({ ...result, content: mask.scrub(result.content) }),
+      ...(args.maxTurns !== undefined ? { maxTurns: args.maxTurns } : {}),
+      ...(args.contextWindow !== undefined ? { contextWindow: args.contextWindow } : {}),
+      ...(transcript ? { transcript } : {}),
+    });
+
+    try {
+      if (interactive) {
+        return await runInteractive({ agent, input: io.stdin, prompts: io.stderr, stdout, reporter });
+      }
+      const controller = new AbortController();
+      const stopListening = io.onInterrupt(() => controller.abort());
+      try {
+        const result = await agent.run(args.prompt ?? "", { signal: controller.signal });
+        const report = reportResult(result);
+        if (report.stdout !== undefined) {
+          progress.flush();
+          stdout.write(report.stdout);
+        }
+        if (report.message !== undefined) reporter.line(report.message);
+        return report.exitCode;
+      } finally {
+        stopListening();
+      }
+    } finally {
+      progress.flush();
+      transcript?.close();
+    }
   }
 }
 
-type HistoryLoad =
-  | { ok: true; messages: ChatMessage[]; file?: string }
-  | { ok: false; error: string };
+interface HistoryLoaded {
+  ok: true;
+  messages: ChatMessage[];
+  file?: string;
+  /** Held until the run ends: one run per transcript. */
+  lock?: TranscriptLock;
+}
+
+type HistoryLoad = HistoryLoaded | { ok: false; error: string };
 
 /** `--resume FILE` continues FILE; `--transcript FILE` starts a new one (refusing to mix conversations). */
 function loadHistory(args: AgentArgs, fromUser: (file: string) => string, stderr: { write(text: string): void }): HistoryLoad {
@@ -207,19 +223,43 @@ function loadHistory(args: AgentArgs, fromUser: (file: string) => string, stderr
   if (args.resume === undefined) {
     const notFile = transcript === undefined ? undefined : nonRegularFileProblem(transcript);
     if (notFile !== undefined) return { ok: false, error: `${notFile} (--transcript): give the path of a new file` };
-    if (transcript !== undefined && existsSync(transcript) && statSync(transcript).size > 0) {
+    if (transcript === undefined) return { ok: true, messages: [] };
+    // Locked before it is checked, so that two runs starting on one new file cannot both find it empty.
+    const locking = lockOrExplain(transcript, true);
+    if (!locking.ok) return locking;
+    if (statSync(transcript).size > 0) {
+      locking.lock?.release();
       return { ok: false, error: `the transcript ${transcript} already holds a conversation. Continue it with --resume ${args.transcript}, or choose a new file.` };
     }
-    return { ok: true, messages: [], ...(transcript ? { file: transcript } : {}) };
+    return { ok: true, messages: [], file: transcript, ...(locking.lock !== undefined ? { lock: locking.lock } : {}) };
   }
   const resume = fromUser(args.resume);
   if (transcript !== undefined && transcript !== resume) {
     return { ok: false, error: "--resume FILE appends to FILE itself; drop --transcript or give it the same file" };
   }
+  const locking = lockOrExplain(resume, false);
+  if (!locking.ok) return locking;
   const reading = readTranscript(resume);
-  if (!reading.ok) return { ok: false, error: `${reading.error} (--resume)` };
+  if (!reading.ok) {
+    locking.lock?.release();
+    return { ok: false, error: `${reading.error} (--resume)` };
+  }
   for (const warning of reading.warnings) stderr.write(`warning: ${warning}\n`);
-  return { ok: true, messages: reading.messages, file: resume };
+  return { ok: true, messages: reading.messages, file: resume, ...(locking.lock !== undefined ? { lock: locking.lock } : {}) };
+}
+
+/**
+ * The transcript's lock, or why not: in use by another run. A file that cannot be opened gets no lock
+ * here; reading or writing it then says what is wrong, as before.
+ */
+function lockOrExplain(file: string, create: boolean): { ok: true; lock?: TranscriptLock } | { ok: false; error: string } {
+  let locking: ReturnType<typeof lockTranscript>;
+  try {
+    locking = lockTranscript(file, create);
+  } catch {
+    return { ok: true };
+  }
+  return locking.ok ? { ok: true, lock: locking.lock } : { ok: false, error: locking.error };
 }
 
 function isHttpURL(text: string): boolean {
