@@ -36,7 +36,7 @@ export async function runAgentProcess(options: AgentProcessOptions): Promise<num
       return EXIT.usage;
     }
   }
-  const stopReporting = reportStrayErrors(process.stderr, process.env.OPENAI_API_KEY ?? "");
+  const stopReporting = reportStrayErrors(process.stderr, process.env.OPENAI_API_KEY ?? "", process.env.OPENAI_BASE_URL);
   return runAgentCli({
     argv: options.argv,
     ...(options.warmUp !== undefined ? { warmUp: options.warmUp } : {}),
@@ -58,7 +58,7 @@ export async function runAgentProcess(options: AgentProcessOptions): Promise<num
     },
   })
     .catch((error: unknown) => {
-      process.stderr.write(internalErrorLine(error, process.env.OPENAI_API_KEY ?? ""));
+      process.stderr.write(internalErrorLine(error, process.env.OPENAI_API_KEY ?? "", process.env.OPENAI_BASE_URL));
       return EXIT.internal;
     })
     .finally(stopReporting);

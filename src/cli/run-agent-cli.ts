@@ -10,6 +10,7 @@ import type { ChatMessage } from "../runtime/loop/messages.js";
 import { createTurnRequester, type RetryInfo } from "../runtime/model/model-client.js";
 import { loadSchemas } from "../runtime/execution/load-schemas.js";
 import { keyMask } from "../runtime/model/key-mask.js";
+import { maskURLCredentials, withoutCredentials } from "../runtime/model/url-credentials.js";
 import { isOpenAIEndpoint } from "../runtime/model/openai-endpoint.js";
 import { createToolExecutor } from "../runtime/execution/tool-executor.js";
 import { openTranscript, readTranscript, type TranscriptWriter } from "../runtime/loop/transcript.js";
@@ -63,7 +64,7 @@ export type WarmUp = "before-first-request" | "behind-first-request";
 export async function runAgentCli(io: CliEnvironment): Promise<number> {
   const apiKey = io.env.OPENAI_API_KEY ?? "";
   // Defence in depth: nothing the CLI prints may hold the key, whatever an endpoint echoes back.
-  const mask = keyMask(apiKey);
+  const mask = maskURLCredentials(keyMask(apiKey), io.env.OPENAI_BASE_URL);
   const stderr = { write: (text: string) => void io.stderr.write(mask.scrub(text)) };
   const stdout = createAnswerOutput(io.stdout, io.stderr, mask);
   const fail = (code: number, message: string): number => {
@@ -89,7 +90,7 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
 
   const baseURL = io.env.OPENAI_BASE_URL || undefined;
   if (baseURL !== undefined && !isHttpURL(baseURL)) {
-    return usageError(`OPENAI_BASE_URL must be an http(s) URL of the API root, such as http://localhost:8080/v1; got ${JSON.stringify(baseURL)}`);
+    return usageError(`OPENAI_BASE_URL must be an http(s) URL of the API root, such as http://localhost:8080/v1; got ${JSON.stringify(withoutCredentials(baseURL))}`);
   }
 
   const fromUser = (file: string) => path.resolve(io.cwd, file);

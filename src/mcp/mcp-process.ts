@@ -18,7 +18,7 @@ export interface McpProcessOptions {
 
 /** Serves until stdin closes or a stop signal; returns the exit code. */
 export function runMcpProcess(options: McpProcessOptions): Promise<number> {
-  const stopReporting = reportStrayErrors(process.stderr, process.env.OPENAI_API_KEY ?? "");
+  const stopReporting = reportStrayErrors(process.stderr, process.env.OPENAI_API_KEY ?? "", process.env.OPENAI_BASE_URL);
   return runMcpCli({
     argv: options.argv,
     cwd: options.cwd,
@@ -38,7 +38,7 @@ export function runMcpProcess(options: McpProcessOptions): Promise<number> {
     },
   })
     .catch((error: unknown) => {
-      process.stderr.write(internalErrorLine(error, process.env.OPENAI_API_KEY ?? ""));
+      process.stderr.write(internalErrorLine(error, process.env.OPENAI_API_KEY ?? "", process.env.OPENAI_BASE_URL));
       return EXIT.internal;
     })
     .finally(stopReporting);
