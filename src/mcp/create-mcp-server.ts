@@ -21,6 +21,7 @@ import { createToolExecutor, DEFAULT_MAX_RESULT_CHARS, type ToolRunner } from ".
 import { importToolModule } from "../runtime/execution/import-tool-module.js";
 import { createAjv } from "../runtime/execution/validate-arguments.js";
 import { toolResult, type OutputCheck } from "./tool-result.js";
+import { createCallQueue, DEFAULT_MAX_CONCURRENT_CALLS } from "./call-queue.js";
 import { commandLine } from "../shared/package-layout.js";
 
 export interface McpServerOptions {
@@ -32,6 +33,8 @@ export interface McpServerOptions {
   workspace: string;
   toolTimeoutMs?: number;
   maxResultChars?: number;
+  /** Calls running at once; more wait their turn (`call-queue.ts`). Default 16. */
+  maxConcurrentCalls?: number;
   /** One line for stderr (no newline). */
   log: (line: string) => void;
   /** The name and version the server gives the client. */
@@ -60,6 +63,7 @@ export function createMcpServer(options: McpServerOptions): McpServerHandle {
   const maxResultChars = options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
   const stopAll = new AbortController();
   const inFlight = new Set<Promise<unknown>>();
+  const queue = createCallQueue(options.maxConcurrentCalls ?? DEFAULT_MAX_CONCURRENT_CALLS);
   let ajv: Promise<Ajv> | undefined;
   let generation = 0;
   let tools = toolSet(options.schemas);
@@ -68,7 +72,7 @@ export function createMcpServer(options: McpServerOptions): McpServerHandle {
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.list }));
   server.fallbackRequestHandler = async (request, extra) => {
     if (request.method !== "tools/call") throw protocolError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
-    const call = callTool(request, extra.signal);
+    const call = queue.run(() => callTool(request, extra.signal));
     inFlight.add(call);
     try {
       return await call;

@@ -71,6 +71,7 @@ export async function runMcpCli(io: McpCliEnvironment): Promise<number> {
     log,
     info: { name: "sigloop", version: packageVersion(packageRoot) },
     ...(args.toolTimeoutMs !== undefined ? { toolTimeoutMs: args.toolTimeoutMs } : {}),
+    ...(args.maxConcurrentCalls !== undefined ? { maxConcurrentCalls: args.maxConcurrentCalls } : {}),
   });
   handle.server.onerror = (error) => log(`mcp: ${error.message}`);
   const transport = createLineFraming({ input: io.stdin, write: writeProtocol });
