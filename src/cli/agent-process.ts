@@ -4,6 +4,7 @@
  * `sigloop agent` (src/bin/sigloop.ts), which differ only in where `.env` and the schemas are.
  */
 import { existsSync } from "node:fs";
+import { divertStdout } from "../mcp/divert-stdout.js";
 import { internalErrorLine } from "./internal-error-line.js";
 import { EXIT } from "./report-result.js";
 import { runAgentCli, type WarmUp } from "./run-agent-cli.js";
@@ -37,6 +38,13 @@ export async function runAgentProcess(options: AgentProcessOptions): Promise<num
     }
   }
   const stopReporting = reportStrayErrors(process.stderr, process.env.OPENAI_API_KEY ?? "", process.env.OPENAI_BASE_URL);
+  // stdout holds exactly the answer: what tools print (console.log) goes to stderr, as in MCP mode.
+  const writeAnswer = divertStdout(process.stdout, process.stderr);
+  const stdout = {
+    write: (text: string) => void writeAnswer(text).catch(() => undefined),
+    isTTY: process.stdout.isTTY,
+    fd: (process.stdout as { fd?: number }).fd,
+  };
   return runAgentCli({
     argv: options.argv,
     ...(options.warmUp !== undefined ? { warmUp: options.warmUp } : {}),
@@ -45,7 +53,7 @@ export async function runAgentProcess(options: AgentProcessOptions): Promise<num
     cwd: options.cwd,
     projectRoot: options.projectRoot,
     stdin: process.stdin,
-    stdout: process.stdout,
+    stdout,
     stderr: process.stderr,
     onInterrupt(handler) {
       const onSignal = () => {
