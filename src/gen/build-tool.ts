@@ -51,7 +51,7 @@ export function buildTool(tool: DiscoveredTool, engine: SchemaEngine, checker: t
   const byObject = only !== undefined && ts.isObjectBindingPattern(only.name);
   // Like a compiler, report every parameter's problem at once: the well-formed ones are still checked.
   const specs = byObject ? destructuredSpecs(only!, docs, checker, engine.docs) : positionalSpecs(tool, parameters, docs, diagnostics, checker);
-  for (const spec of specs) diagnostics.push(...typeFindings(tool, spec, checker));
+  for (const spec of specs) diagnostics.push(...typeFindings(tool, spec, checker), ...prototypeNameFindings(tool, spec, checker));
   if (hasErrors(diagnostics)) return { diagnostics };
 
   let made: TypeSchemas;
@@ -258,6 +258,34 @@ function typeFindings(tool: DiscoveredTool, spec: ArgumentSpec, checker: ts.Type
       ? diagnosticAt(node, "error", `parameter "${spec.name}" of tool "${tool.name}" has type "${finding.typeText}"${where}, which JSON cannot carry`)
       : diagnosticAt(node, "warning", `parameter "${spec.name}" of tool "${tool.name}" has type "${finding.typeText}"${where}, so any JSON value is accepted; a precise type lets the model and the validator do better`);
   });
+}
+
+/**
+ * A parameter or member named `__proto__` cannot round-trip: JSON Schema tooling drops it from
+ * `properties` (keeping it in `required`), and in JavaScript it names the prototype, not a member.
+ */
+function prototypeNameFindings(tool: DiscoveredTool, spec: ArgumentSpec, checker: ts.TypeChecker): Diagnostic[] {
+  const problem = (path: string, node: ts.Node) => {
+    const what = path === spec.name ? "is named __proto__" : `has a member named __proto__ (${path})`;
+    return diagnosticAt(node, "error", `parameter "${spec.name}" of tool "${tool.name}" ${what}, which JSON Schema and JavaScript objects cannot carry as a member; rename it`);
+  };
+  if (spec.name === "__proto__") return [problem(spec.name, spec.node)];
+  const seen = new Set<ts.Type>();
+  const found: Diagnostic[] = [];
+  const visit = (type: ts.Type, path: string, depth: number): void => {
+    if (seen.has(type) || depth > 50 || found.length > 0) return;
+    seen.add(type);
+    if (type.isUnionOrIntersection()) return type.types.forEach((member) => visit(member, path, depth + 1));
+    if (checker.isArrayType(type) || checker.isTupleType(type)) return checker.getTypeArguments(type as ts.TypeReference).forEach((item) => visit(item, `${path}[]`, depth + 1));
+    if (!(type.flags & ts.TypeFlags.Object)) return;
+    for (const property of checker.getPropertiesOfType(type)) {
+      const declaration = property.valueDeclaration ?? property.declarations?.[0];
+      if (property.name === "__proto__") found.push(problem(`${path}.__proto__`, declaration !== undefined && !isLibraryNode(declaration) ? declaration : spec.node));
+      else if (declaration !== undefined && !isLibraryNode(declaration)) visit(checker.getTypeOfSymbolAtLocation(property, declaration), `${path}.${property.name}`, depth + 1);
+    }
+  };
+  visit(spec.type, spec.name, 0);
+  return found;
 }
 
 function isLibraryNode(node: ts.Node): boolean {
