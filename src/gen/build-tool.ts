@@ -7,7 +7,7 @@ import { inspectJsonType } from "./json-compat.js";
 import { applyKeyword, isTypedKeyword, keywordFromTag, VALIDATION_TAGS } from "./keywords.js";
 import { literalDefault } from "./literal-default.js";
 import { outputSchemaOf } from "./output-schema.js";
-import type { SchemaEngine, TypeSchemas } from "./schema-engine.js";
+import { SchemaTooLargeError, type SchemaEngine, type TypeSchemas } from "./schema-engine.js";
 import { finishedSharedSchema, finishParameters, placeParameterKeywords, type ParameterKeyword } from "./finish-parameters.js";
 import { orderSchemaKeys, settle } from "./schema-walk.js";
 import { readToolAnnotations } from "./tool-annotations.js";
@@ -58,6 +58,7 @@ export function buildTool(tool: DiscoveredTool, engine: SchemaEngine, checker: t
   try {
     made = engine.schemasFor(new Map(specs.map((spec) => [spec.name, spec.type])));
   } catch (error) {
+    if (error instanceof SchemaTooLargeError) return { diagnostics: [...diagnostics, tooLargeDiagnostic(tool, specs, engine, error.message)] };
     const reason = error instanceof Error ? error.message : String(error);
     diagnostics.push(diagnosticAt(tool.declaration, "error", `typescript-json-schema could not describe the parameters of tool "${tool.name}": ${reason}`));
     return { diagnostics };
@@ -97,6 +98,11 @@ export function buildTool(tool: DiscoveredTool, engine: SchemaEngine, checker: t
     ? { problems: [], tagProblems: placeParameterKeywords(properties, parameterKeywords, tool.name), parameters: orderSchemaKeys(root) as ParametersSchema }
     : finishParameters(root, definitions, tool.name, parameterKeywords);
   for (const problem of finished.problems) diagnostics.push(diagnosticAt(tool.declaration, "error", `tool "${tool.name}": ${problem}`));
+  const size = JSON.stringify(finished.parameters).length;
+  if (size > MAX_PARAMETERS_CHARS) {
+    const largest = specs.reduce((big, spec) => (JSON.stringify(properties[spec.name]).length > JSON.stringify(properties[big.name]).length ? spec : big));
+    diagnostics.push(diagnosticAt(largest.node, "error", `parameter "${largest.name}" of tool "${tool.name}" makes the tool's schema ${size} characters of JSON, over the limit of ${MAX_PARAMETERS_CHARS}; give it a smaller type`));
+  }
   const nodeOf = new Map(specs.map((spec) => [spec.name, spec.node]));
   for (const problem of finished.tagProblems) {
     const node = problem.parameter === undefined ? undefined : nodeOf.get(problem.parameter);
@@ -286,6 +292,26 @@ function prototypeNameFindings(tool: DiscoveredTool, spec: ArgumentSpec, checker
   };
   visit(spec.type, spec.name, 0);
   return found;
+}
+
+/**
+ * The largest `parameters` gen writes for one tool (1 MiB of JSON): every request carries every tool's
+ * schema, and the agent and the MCP server read the whole file at start-up.
+ */
+export const MAX_PARAMETERS_CHARS = 1_048_576;
+
+/** The error for a tool whose types expand without bound, at the first parameter that does so alone. */
+function tooLargeDiagnostic(tool: DiscoveredTool, specs: readonly ArgumentSpec[], engine: SchemaEngine, reason: string): Diagnostic {
+  const culprit = specs.find((spec) => {
+    try {
+      engine.schemasFor(new Map([[spec.name, spec.type]]));
+      return false;
+    } catch (error) {
+      return error instanceof SchemaTooLargeError;
+    }
+  });
+  const what = culprit === undefined ? `the parameters of tool "${tool.name}"` : `parameter "${culprit.name}" of tool "${tool.name}"`;
+  return diagnosticAt(culprit?.node ?? tool.declaration, "error", `${what} cannot be described: ${reason}; give it a type of bounded size`);
 }
 
 function isLibraryNode(node: ts.Node): boolean {

@@ -32,8 +32,25 @@ export interface TypeSchemas {
   definitions: Record<string, Definition>;
 }
 
+/**
+ * How many types typescript-json-schema may expand for one tool before gen gives up: a small recursive
+ * generic (`Obj<[...N, 0]>` with two members) doubles at every level, and without a bound depth 17 writes
+ * 514 MB at 2 GB of memory. 20,000 expansions take a few seconds and far exceed any real tool's.
+ */
+export const MAX_TYPE_EXPANSIONS = 20_000;
+
+/** Thrown when one tool's types need more than `MAX_TYPE_EXPANSIONS` expansions. */
+export class SchemaTooLargeError extends Error {
+  constructor() {
+    super(`its schema needs more than ${MAX_TYPE_EXPANSIONS} type expansions (a recursive generic type that grows with every level?)`);
+    this.name = "SchemaTooLargeError";
+  }
+}
+
 export class SchemaEngine {
   private readonly table: Record<string, ts.Type> = {};
+  /** Expansions left for the `generate` in progress. */
+  private budget = MAX_TYPE_EXPANSIONS;
   private generator: JsonSchemaGenerator;
 
   /** Every documentation read of the generator goes through `docs` first. */
@@ -66,6 +83,7 @@ export class SchemaEngine {
   private generate(types: ReadonlyMap<string, ts.Type>): TypeSchemas {
     const keys = [...types.keys()].map((key) => `#${key}`);
     for (const [key, type] of types) this.table[`#${key}`] = type;
+    this.budget = MAX_TYPE_EXPANSIONS;
     try {
       const root = this.generator.getSchemaForSymbols(keys, false);
       const schemas = new Map<string, Definition>();
@@ -105,6 +123,11 @@ export class SchemaEngine {
     keepRecordValueTypes(generator as unknown as GeneratorInternals, this.checker);
     describeIntersectionsAsJson(generator as unknown as GeneratorInternals, this.checker);
     matchTemplateLiteralsExactly(generator as unknown as GeneratorInternals, this.checker);
+    const getTypeDefinition = internals.getTypeDefinition.bind(generator);
+    internals.getTypeDefinition = (...args) => {
+      if ((this.budget -= 1) < 0) throw new SchemaTooLargeError();
+      return getTypeDefinition(...args);
+    };
     return generator;
   }
 }

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { currentInputsHash } from "../../shared/inputs-hash.js";
 import { commandLine } from "../../shared/package-layout.js";
@@ -12,6 +12,12 @@ export type LoadSchemasResult = { ok: true; schemas: SchemasFile } | { ok: false
 const RUN_GEN = `run ${commandLine("gen")}`;
 
 /**
+ * The largest schemas file read (64 MiB): gen writes at most 1 MiB of `parameters` per tool, and a file
+ * past this is refused at once instead of being parsed for minutes.
+ */
+export const MAX_SCHEMAS_FILE_BYTES = 67_108_864;
+
+/**
  * Reads `generated/schemas.json` and refuses it when it is missing, unreadable, not a schemas file, or
  * stale (the tool sources changed since it was written: the hash recorded by the generator no longer
  * matches the files), or not a regular file (a device or FIFO is never read), or binding a tool to
@@ -20,6 +26,10 @@ const RUN_GEN = `run ${commandLine("gen")}`;
 export function loadSchemas(schemasPath: string): LoadSchemasResult {
   let text: string;
   try {
+    const size = statSync(schemasPath).size;
+    if (size > MAX_SCHEMAS_FILE_BYTES) {
+      return failure(`${schemasPath} is ${size} bytes, over the limit of ${MAX_SCHEMAS_FILE_BYTES} for a schemas file, so it was not read: ${RUN_GEN} to write it again.`);
+    }
     text = readRegularFile(schemasPath);
   } catch (error) {
     if (error instanceof NotRegularFileError) return failure(`${error.message}: give the path of the schemas file npm run gen writes.`);

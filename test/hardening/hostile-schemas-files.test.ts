@@ -4,7 +4,7 @@
  * subfolder, a link out of the folder), with a forged staleness record that today's check accepts, are
  * refused by the real MCP server and the real agent CLI before anything is imported (exit 5).
  */
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { spawnCli } from "../cli/support.js";
@@ -107,5 +107,21 @@ describe("a schemas file binds only tool files of its tools folder", () => {
     await run.request(1, "initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } });
     run.child.stdin.end();
     expect((await run.exit).code).toBe(0);
+  });
+});
+
+describe("an oversized schemas file", () => {
+  it("is refused at once by the MCP server and the agent, naming its size and the limit (exit 5)", async () => {
+    const dir = tempDir();
+    const schemas = path.join(dir, "huge.json");
+    writeFileSync(schemas, "");
+    truncateSync(schemas, 67_108_865);
+    const mcp = spawnRaw(["--workspace", dir, "--schemas", schemas]);
+    mcp.child.stdin.end();
+    expect((await mcp.exit).code).toBe(5);
+    expect(mcp.stderr()).toContain(`error: ${schemas} is 67108865 bytes, over the limit of 67108864 for a schemas file, so it was not read: run npm run gen to write it again.\n`);
+    const agent = await spawnCli(["--schemas", schemas, "--workspace", dir, "hi"], { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: "http://127.0.0.1:9/v1" }).done;
+    expect(agent.code).toBe(5);
+    expect(agent.stderr).toContain("is 67108865 bytes, over the limit of 67108864 for a schemas file");
   });
 });
