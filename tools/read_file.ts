@@ -21,6 +21,7 @@ const NOTE_ROOM = 1_000;
  * Binary files, directories (use list_files), devices, FIFOs and sockets are refused with a note.
  *
  * @readOnly
+ * @idempotent
  * @openWorld false
  * @param path The file, relative to the workspace root (for example "src/index.ts"), or an absolute path inside the workspace.
  * @minLength 1

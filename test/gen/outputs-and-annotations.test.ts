@@ -83,9 +83,13 @@ describe("annotations: MCP hints from JSDoc tags", () => {
     expect(generation.file).toBeUndefined();
   });
 
-  it("the example tools are read-only and closed-world", () => {
+  it("the example tools are read-only and closed-world; the readers are idempotent", () => {
     const schemas = JSON.parse(readFileSync(path.resolve("generated/schemas.json"), "utf8"));
-    expect(schemas.annotations).toEqual(Object.fromEntries(["get_time", "list_files", "read_file"].map((name) => [name, { readOnlyHint: true, openWorldHint: false }])));
+    expect(schemas.annotations).toEqual({
+      get_time: { readOnlyHint: true, openWorldHint: false },
+      list_files: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+      read_file: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    });
   });
 });
 

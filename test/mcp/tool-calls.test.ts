@@ -185,9 +185,11 @@ describe("the workspace boundary", () => {
 
   it("serves the project's tools, read-only, and refuses paths outside the workspace as the loop does", async () => {
     const { tools } = await real.client.listTools();
-    expect(tools.map((tool) => [tool.name, tool.annotations])).toEqual(
-      ["get_time", "list_files", "read_file"].map((name) => [name, { readOnlyHint: true, openWorldHint: false }]),
-    );
+    expect(tools.map((tool) => [tool.name, tool.annotations])).toEqual([
+      ["get_time", { readOnlyHint: true, openWorldHint: false }],
+      ["list_files", { readOnlyHint: true, idempotentHint: true, openWorldHint: false }],
+      ["read_file", { readOnlyHint: true, idempotentHint: true, openWorldHint: false }],
+    ]);
     expect(resultText(await real.client.callTool({ name: "read_file", arguments: { path: "notes.txt" } }))).toBe("inside\n");
     for (const outside of ["../secret.txt", path.join(root, "secret.txt")]) {
       const result = await real.client.callTool({ name: "read_file", arguments: { path: outside } });

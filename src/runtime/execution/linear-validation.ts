@@ -9,6 +9,7 @@
  */
 import { createRequire } from "node:module";
 import type { Ajv, KeywordDefinition, Options } from "ajv";
+import { canonicalJson } from "../../shared/canonical-json.js";
 
 type RegExpEngine = NonNullable<NonNullable<Options["code"]>["regExp"]>;
 
@@ -59,16 +60,3 @@ const uniqueItemsKeyword: KeywordDefinition = {
     return true;
   },
 };
-
-/** JSON text with object keys sorted: equal for values Ajv's deep equality calls equal. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (typeof value === "object" && value !== null) {
-    const record = value as Record<string, unknown>;
-    return `{${Object.keys(record)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`)
-      .join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
-}

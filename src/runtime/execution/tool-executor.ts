@@ -243,6 +243,10 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolRunner & P
   return {
     definitions: options.strict === true ? (schemas.strictTools ?? schemas.tools) : schemas.tools,
     run,
+    sharesIdenticalCalls(name) {
+      const hints = Object.hasOwn(schemas.annotations ?? {}, name) ? schemas.annotations![name] : undefined;
+      return hints?.readOnlyHint === true && hints.idempotentHint === true;
+    },
     async execute(call, context) {
       const { status, content } = await run(call, context);
       return { status, content };

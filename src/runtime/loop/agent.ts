@@ -10,6 +10,7 @@ import { DEFAULT_TURN_RESULT_CHARS, resultShare, turnResultBudget } from "../com
 import type { AgentEvent, RunResult, ToolCallResult } from "./agent-events.js";
 import { interruptedToolResults } from "./interrupted-tool-calls.js";
 import { mapLimited } from "./map-limited.js";
+import { canonicalJson } from "../../shared/canonical-json.js";
 import { addUsage, describeFailure, errorText } from "./run-accounting.js";
 import type { AssistantMessage, ChatMessage, ToolCall, ToolMessage } from "./messages.js";
 import type { ModelTurn, TokenUsage, ToolExecutor, TurnRequester } from "./types.js";
@@ -185,10 +186,11 @@ export function createAgent(options: AgentOptions): Agent {
   const runToolCalls = async (calls: readonly ToolCall[], turn: number, signal: AbortSignal): Promise<boolean> => {
     const info: ToolCallInfo = { turn, signal };
     const maxResultChars = resultShare(turnBudget, calls.length);
+    const shared: SharedRuns = new Map();
     const results = await mapLimited(calls, maxParallel, async (call): Promise<ToolCallResult> => {
       if (signal.aborted) return { status: "aborted", content: "" };
       emit({ type: "tool_call_start", turn, call });
-      const result = await runOneToolCall(call, info, maxResultChars, options);
+      const result = await runOneToolCall(call, info, maxResultChars, options, shared);
       emit({ type: "tool_call_end", turn, call, result });
       return result;
     });
@@ -318,7 +320,7 @@ function toolMessage(call: ToolCall, result: ToolCallResult): ToolMessage {
   return { role: "tool", tool_call_id: call.id, content: result.content };
 }
 
-async function runOneToolCall(call: ToolCall, info: ToolCallInfo, maxResultChars: number, options: AgentOptions): Promise<ToolCallResult> {
+async function runOneToolCall(call: ToolCall, info: ToolCallInfo, maxResultChars: number, options: AgentOptions, shared: SharedRuns): Promise<ToolCallResult> {
   let decision: unknown;
   try {
     decision = await options.beforeToolCall?.(call, info);
@@ -327,7 +329,7 @@ async function runOneToolCall(call: ToolCall, info: ToolCallInfo, maxResultChars
   }
   const result: ToolCallResult = isBlock(decision)
     ? { status: "blocked", content: `Tool call blocked: ${decision.block}` }
-    : await executeSafely(call, info, maxResultChars, options);
+    : await executeShared(call, info, maxResultChars, options, shared);
   if (!options.afterToolCall) return result;
   try {
     return (await options.afterToolCall(call, result, info)) ?? result;
@@ -338,6 +340,39 @@ async function runOneToolCall(call: ToolCall, info: ToolCallInfo, maxResultChars
 
 function isBlock(decision: unknown): decision is { block: string } {
   return typeof decision === "object" && decision !== null && "block" in decision;
+}
+
+/** One turn's runs of read-only, idempotent tools, by tool name and canonical arguments. */
+type SharedRuns = Map<string, Promise<ToolCallResult>>;
+
+/**
+ * Identical calls of one turn to a tool the executor says may share (read-only and idempotent) run once
+ * and each gets the result: 200 `list_files` of one large directory walk it once, not 200 times.
+ */
+function executeShared(call: ToolCall, info: ToolCallInfo, maxResultChars: number, options: AgentOptions, shared: SharedRuns): Promise<ToolCallResult> {
+  const name = typeof call.function?.name === "string" ? call.function.name : undefined;
+  if (name === undefined || options.executor.sharesIdenticalCalls?.(name) !== true) return executeSafely(call, info, maxResultChars, options);
+  const args = argumentsKey(call.function.arguments);
+  if (args === undefined) return executeSafely(call, info, maxResultChars, options);
+  const key = `${name}\n${args}`;
+  let run = shared.get(key);
+  if (run === undefined) {
+    run = executeSafely(call, info, maxResultChars, options);
+    shared.set(key, run);
+  }
+  return run;
+}
+
+/**
+ * Arguments that are equal as JSON share a key whatever their spacing or key order; `undefined` for
+ * arguments that are not JSON or nest too deeply to write again (such a call runs on its own).
+ */
+function argumentsKey(text: unknown): string | undefined {
+  try {
+    return canonicalJson(typeof text === "string" ? JSON.parse(text) : (text ?? null));
+  } catch {
+    return undefined;
+  }
 }
 
 /** The executor promises never to reject; if a custom one does, the call still gets a result. */

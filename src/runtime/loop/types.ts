@@ -67,4 +67,9 @@ export interface ToolExecutor {
   readonly definitions: readonly ToolDefinition[];
   /** Runs one call. Never rejects: every failure is an outcome whose content the model can act on. */
   execute(call: ToolCall, context: ToolContext): Promise<ToolOutcome>;
+  /**
+   * Whether identical calls of one turn to this tool may share one run (the tool is declared read-only
+   * and idempotent: `@readOnly` and `@idempotent`). Absent: every call runs.
+   */
+  sharesIdenticalCalls?(name: string): boolean;
 }
