@@ -69,9 +69,13 @@ export function createMcpServer(options: McpServerOptions): McpServerHandle {
   let tools = toolSet(options.schemas);
 
   const server = new Server(options.info, { capabilities: { tools: { listChanged: true } } });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.list }));
+  server.setRequestHandler(ListToolsRequestSchema, (request) => {
+    refuseBeforeInitialize(request.method);
+    return { tools: tools.list };
+  });
   server.fallbackRequestHandler = async (request, extra) => {
     if (request.method !== "tools/call") throw protocolError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+    refuseBeforeInitialize(request.method);
     const call = queue.run(() => callTool(request, extra.signal));
     inFlight.add(call);
     try {
@@ -80,6 +84,13 @@ export function createMcpServer(options: McpServerOptions): McpServerHandle {
       inFlight.delete(call);
     }
   };
+
+  /** MCP's lifecycle: nothing but `initialize` and `ping` is served before the client's `initialize`. */
+  function refuseBeforeInitialize(method: string): void {
+    if (server.getClientVersion() === undefined) {
+      throw protocolError(ErrorCode.InvalidRequest, `Invalid Request: ${method} before initialize; send initialize first, as MCP's lifecycle says.`);
+    }
+  }
 
   function toolSet(schemas: SchemasFile): ToolSet {
     // Tool modules are imported again after a reload, while what they import (the runtime's

@@ -100,10 +100,10 @@ describe("tools/call", () => {
     expect(resultText(await server.client.callTool({ name: "add", arguments: { a: 1, b: 1 } }))).toBe("2");
   });
 
-  it("runs twenty calls at once (each returns only when all twenty are running)", async () => {
-    const results = await Promise.all(Array.from({ length: 20 }, () => server.client.callTool({ name: "gather", arguments: { count: 20 } })));
+  it("runs sixteen calls at once, the default --max-concurrent-calls (each returns only when all sixteen are running)", async () => {
+    const results = await Promise.all(Array.from({ length: 16 }, () => server.client.callTool({ name: "gather", arguments: { count: 16 } })));
     expect(results.every((result) => result.isError === undefined)).toBe(true);
-    expect(results.map(resultText).sort()).toEqual(Array.from({ length: 20 }, (_, index) => `arrived ${index + 1} of 20`).sort());
+    expect(results.map(resultText).sort()).toEqual(Array.from({ length: 16 }, (_, index) => `arrived ${index + 1} of 16`).sort());
   });
 
   it("aborts the tool's signal when the client cancels the call", async () => {

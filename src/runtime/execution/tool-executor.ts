@@ -68,7 +68,8 @@ export const DEFAULT_MAX_RESULT_CHARS = 50_000;
  * before it, so a caller can send the value itself (MCP's `structuredContent`) rather than capped text.
  */
 export interface ToolRun extends ToolOutcome {
-  returned?: { value: unknown; notes: string[] };
+  /** `text`: the value rendered once (a `toJSON` may work only once), uncapped. */
+  returned?: { value: unknown; notes: string[]; text: string };
 }
 
 export interface ToolRunner extends ToolExecutor {
@@ -217,7 +218,7 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolRunner & P
           ...(checked.converted.length > 0 ? [convertedArgumentsNote(checked.converted)] : []),
           ...(parsed.decodedString ? [DECODED_STRING_NOTE] : []),
         ];
-        return { status: "ok", content: [...notes, body].join("\n"), returned: { value: result.value, notes } };
+        return { status: "ok", content: [...notes, body].join("\n"), returned: { value: result.value, notes, text: body } };
       }
     }
   }
