@@ -4,9 +4,9 @@
  * time, and the server's peak memory stays under 512 MB.
  */
 import { readFileSync } from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
-import { initializeRaw, resultText, spawnRaw, type RawRun } from "../mcp/support.js";
-import { toolFolder } from "./support.js";
+import { describe, expect, it } from "vitest";
+import { initializeRaw, resultText, type RawRun } from "../mcp/support.js";
+import { serversKilledAfterEach, toolFolder } from "./support.js";
 
 const TOOLS = {
   "busy.ts": [
@@ -24,12 +24,7 @@ const TOOLS = {
   ].join("\n"),
 };
 
-let run: RawRun | undefined;
-afterEach(async () => {
-  run?.child.kill("SIGKILL");
-  await run?.exit;
-  run = undefined;
-});
+const spawnServer = serversKilledAfterEach();
 
 /** Pipelines `count` calls in one write and resolves with every answer's text. */
 async function pipeline(server: RawRun, count: number): Promise<string[]> {
@@ -47,7 +42,7 @@ function peakMegabytes(pid: number): number {
 describe("the MCP server queues pipelined calls", () => {
   it("10,000 pipelined calls: every one answered, at most 16 at once, under 512 MB", async () => {
     const folder = toolFolder(TOOLS);
-    run = spawnRaw(["--workspace", folder.dir, "--schemas", folder.schemas]);
+    const run = spawnServer(["--workspace", folder.dir, "--schemas", folder.schemas]);
     await initializeRaw(run);
     const answers = await pipeline(run, 10_000);
     expect(answers).toHaveLength(10_000);
@@ -57,11 +52,11 @@ describe("the MCP server queues pipelined calls", () => {
 
   it("--max-concurrent-calls 3 runs three at a time; a bad value is refused (exit 2)", async () => {
     const folder = toolFolder(TOOLS);
-    run = spawnRaw(["--workspace", folder.dir, "--schemas", folder.schemas, "--max-concurrent-calls", "3"]);
+    const run = spawnServer(["--workspace", folder.dir, "--schemas", folder.schemas, "--max-concurrent-calls", "3"]);
     await initializeRaw(run);
     const answers = await pipeline(run, 200);
     expect(Math.max(...answers.map(Number))).toBe(3);
-    const bad = spawnRaw(["--workspace", folder.dir, "--schemas", folder.schemas, "--max-concurrent-calls=0"]);
+    const bad = spawnServer(["--workspace", folder.dir, "--schemas", folder.schemas, "--max-concurrent-calls=0"]);
     expect((await bad.exit).code).toBe(2);
     expect(bad.stderr()).toContain('error: --max-concurrent-calls needs a whole number of at least 1, got "0"\n');
   }, 60_000);

@@ -3,9 +3,9 @@
  * answered), an `id` of -0 comes back as -0, a `toJSON` that works only once is serialised once (an
  * `isError`-free result, not -32603), and a returned `Map` or `Set` reaches the client as its contents.
  */
-import { afterEach, describe, expect, it } from "vitest";
-import { initializeRaw, resultText, spawnRaw, type RawRun } from "../mcp/support.js";
-import { toolFolder } from "./support.js";
+import { describe, expect, it } from "vitest";
+import { initializeRaw, resultText } from "../mcp/support.js";
+import { serversKilledAfterEach, toolFolder } from "./support.js";
 
 const TOOLS = {
   "odd.ts": [
@@ -23,17 +23,12 @@ const TOOLS = {
   ].join("\n"),
 };
 
-let run: RawRun | undefined;
-afterEach(async () => {
-  run?.child.kill("SIGKILL");
-  await run?.exit;
-  run = undefined;
-});
+const spawnServer = serversKilledAfterEach();
 
 describe("the MCP server's smaller holes", () => {
   it("answers requests before initialize with an error, ping with a result", async () => {
     const folder = toolFolder(TOOLS);
-    run = spawnRaw(["--workspace", folder.dir, "--schemas", folder.schemas]);
+    const run = spawnServer(["--workspace", folder.dir, "--schemas", folder.schemas]);
     expect((await run.request(1, "tools/list")).error).toEqual({ code: -32600, message: "Invalid Request: tools/list before initialize; send initialize first, as MCP's lifecycle says." });
     expect((await run.request(2, "tools/call", { name: "once", arguments: {} })).error).toMatchObject({ code: -32600 });
     expect((await run.request(3, "ping")).result).toEqual({});
@@ -43,7 +38,7 @@ describe("the MCP server's smaller holes", () => {
 
   it("echoes an id of -0 as -0", async () => {
     const folder = toolFolder(TOOLS);
-    run = spawnRaw(["--workspace", folder.dir, "--schemas", folder.schemas]);
+    const run = spawnServer(["--workspace", folder.dir, "--schemas", folder.schemas]);
     const raw: string[] = [];
     run.child.stdout.on("data", (chunk: Buffer) => raw.push(chunk.toString("utf8")));
     await initializeRaw(run);
@@ -55,7 +50,7 @@ describe("the MCP server's smaller holes", () => {
 
   it("serialises a toJSON once, and sends a Map or Set as its contents", async () => {
     const folder = toolFolder(TOOLS);
-    run = spawnRaw(["--workspace", folder.dir, "--schemas", folder.schemas]);
+    const run = spawnServer(["--workspace", folder.dir, "--schemas", folder.schemas]);
     await initializeRaw(run);
     const once = await run.request(1, "tools/call", { name: "once", arguments: {} });
     expect(once.error).toBeUndefined();

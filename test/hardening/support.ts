@@ -5,8 +5,9 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { afterEach } from "vitest";
 import { writeFixtureSchemas } from "../cli/support.js";
-import { tempDir } from "../mcp/support.js";
+import { spawnRaw, tempDir, type RawRun } from "../mcp/support.js";
 import type { SchemasFile } from "../../src/shared/schemas-file.js";
 
 export interface ToolFolder {
@@ -27,4 +28,20 @@ export function toolFolder(files: Record<string, string>, edit?: (schemas: Schem
     writeFileSync(schemas, JSON.stringify(parsed));
   }
   return { dir, toolsDir, schemas };
+}
+
+/** Starts real MCP servers (`spawnRaw`), each killed after its test whatever happened. */
+export function serversKilledAfterEach(): (args: readonly string[]) => RawRun {
+  const started: RawRun[] = [];
+  afterEach(async () => {
+    for (const run of started.splice(0)) {
+      run.child.kill("SIGKILL");
+      await run.exit;
+    }
+  });
+  return (args) => {
+    const run = spawnRaw(args);
+    started.push(run);
+    return run;
+  };
 }

@@ -3,9 +3,9 @@
  * template-literal pattern gen writes, a `@pattern` tag, a hostile schemas file's `^(a+)+$`),
  * `uniqueItems` over 10,000 objects is linear, and `ping` sent right behind such a call is answered at once.
  */
-import { afterEach, describe, expect, it } from "vitest";
-import { initializeRaw, resultText, spawnRaw, type RawRun } from "../mcp/support.js";
-import { toolFolder } from "./support.js";
+import { describe, expect, it } from "vitest";
+import { initializeRaw, resultText, type RawRun } from "../mcp/support.js";
+import { serversKilledAfterEach, toolFolder } from "./support.js";
 
 const TOOL = [
   "/**",
@@ -22,16 +22,11 @@ const TOOL = [
   "",
 ].join("\n");
 
-let run: RawRun | undefined;
-afterEach(async () => {
-  run?.child.kill("SIGKILL");
-  await run?.exit;
-  run = undefined;
-});
+const spawnServer = serversKilledAfterEach();
 
 async function serve(edit?: Parameters<typeof toolFolder>[1]): Promise<RawRun> {
   const folder = toolFolder({ "take.ts": TOOL }, edit);
-  run = spawnRaw(["--workspace", folder.dir, "--schemas", folder.schemas]);
+  const run = spawnServer(["--workspace", folder.dir, "--schemas", folder.schemas]);
   await initializeRaw(run);
   return run;
 }
