@@ -18,8 +18,9 @@ export interface OutputCheck {
 
 export function toolResult(name: string, run: ToolRun, output: OutputCheck | undefined, maxResultChars: number): CallToolResult {
   if (run.status !== "ok") return errorResult(run.content);
-  if (output === undefined || run.returned === undefined) return { content: [{ type: "text", text: run.content }] };
-  const { value, notes, text } = run.returned;
+  if (output === undefined || run.returned === undefined || run.rendered === undefined) return { content: [{ type: "text", text: run.content }] };
+  const { value, notes } = run.returned;
+  const text = run.rendered;
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     return errorResult(`The tool ${name} returned ${Array.isArray(value) ? "an array" : value === null ? "null" : `a ${typeof value}`} where its declared return type is an object, so nothing was sent. This is a bug in the tool, not an argument problem.`);
   }

@@ -68,8 +68,9 @@ export const DEFAULT_MAX_RESULT_CHARS = 50_000;
  * before it, so a caller can send the value itself (MCP's `structuredContent`) rather than capped text.
  */
 export interface ToolRun extends ToolOutcome {
-  /** `text`: the value rendered once (a `toJSON` may work only once), uncapped. */
-  returned?: { value: unknown; notes: string[]; text: string };
+  returned?: { value: unknown; notes: string[] };
+  /** Beside `returned`: the value as text, rendered once (a `toJSON` may work only once), uncapped. */
+  rendered?: string;
 }
 
 export interface ToolRunner extends ToolExecutor {
@@ -218,7 +219,7 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolRunner & P
           ...(checked.converted.length > 0 ? [convertedArgumentsNote(checked.converted)] : []),
           ...(parsed.decodedString ? [DECODED_STRING_NOTE] : []),
         ];
-        return { status: "ok", content: [...notes, body].join("\n"), returned: { value: result.value, notes, text: body } };
+        return { status: "ok", content: [...notes, body].join("\n"), returned: { value: result.value, notes }, rendered: body };
       }
     }
   }
