@@ -17,6 +17,7 @@ const MAX_ENTRIES = 1000;
  * says how many were left out.
  *
  * @readOnly
+ * @idempotent
  * @openWorld false
  * @param dir The directory, relative to the workspace root ("." for the root itself), or an absolute path inside the workspace.
  * @default "."

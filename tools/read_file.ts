@@ -23,6 +23,7 @@ const NOTE_ROOM = 1_000;
  * FIFO or socket is refused as an argument problem.
  *
  * @readOnly
+ * @idempotent
  * @openWorld false
  * @param path The file, relative to the workspace root (for example "src/index.ts"), or an absolute path inside the workspace.
  * @minLength 1

@@ -4,10 +4,12 @@
  * `sigloop agent` (src/bin/sigloop.ts), which differ only in where `.env` and the schemas are.
  */
 import { existsSync } from "node:fs";
+import { divertStdout } from "../mcp/divert-stdout.js";
 import { internalErrorLine } from "./internal-error-line.js";
 import { scrubSecret } from "../runtime/model/key-mask.js";
 import { EXIT } from "./report-result.js";
 import { runAgentCli, type WarmUp } from "./run-agent-cli.js";
+import { reportStrayErrors } from "./stray-errors.js";
 
 export interface AgentProcessOptions {
   argv: readonly string[];
@@ -49,6 +51,14 @@ export async function runAgentProcess(options: AgentProcessOptions): Promise<num
     setTimeout(() => process.exit(EXIT_TERMINATED), FORCED_EXIT_MS).unref();
   };
   process.once("SIGTERM", onTerminate);
+  const stopReporting = reportStrayErrors(process.stderr, [process.env.OPENAI_API_KEY ?? "", process.env.ANTHROPIC_API_KEY ?? ""], process.env.OPENAI_BASE_URL);
+  // stdout holds exactly the answer: what tools print (console.log) goes to stderr, as in MCP mode.
+  const writeAnswer = divertStdout(process.stdout, process.stderr);
+  const stdout = {
+    write: (text: string) => void writeAnswer(text).catch(() => undefined),
+    isTTY: process.stdout.isTTY,
+    fd: (process.stdout as { fd?: number }).fd,
+  };
   return runAgentCli({
     argv: options.argv,
     ...(options.warmUp !== undefined ? { warmUp: options.warmUp } : {}),
@@ -56,7 +66,7 @@ export async function runAgentProcess(options: AgentProcessOptions): Promise<num
     cwd: options.cwd,
     projectRoot: options.projectRoot,
     stdin: process.stdin,
-    stdout: process.stdout,
+    stdout,
     stderr: process.stderr,
     onInterrupt(handler) {
       const onSignal = () => {
@@ -73,9 +83,12 @@ export async function runAgentProcess(options: AgentProcessOptions): Promise<num
     },
   })
     .catch((error: unknown) => {
-      process.stderr.write(scrubSecret(internalErrorLine(error, process.env.OPENAI_API_KEY ?? ""), process.env.ANTHROPIC_API_KEY ?? ""));
+      process.stderr.write(scrubSecret(internalErrorLine(error, process.env.OPENAI_API_KEY ?? "", process.env.OPENAI_BASE_URL), process.env.ANTHROPIC_API_KEY ?? ""));
       return EXIT.internal;
     })
     .then((code) => (terminated ? EXIT_TERMINATED : code))
-    .finally(() => process.off("SIGTERM", onTerminate));
+    .finally(() => {
+      process.off("SIGTERM", onTerminate);
+      stopReporting();
+    });
 }

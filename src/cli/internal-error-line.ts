@@ -3,10 +3,11 @@
  * stack trace, the API key masked, and control characters escaped as progress shows them (the message
  * may quote what a model, a client or a file sent).
  */
-import { scrubSecret } from "../runtime/model/key-mask.js";
+import { keyMask } from "../runtime/model/key-mask.js";
+import { maskURLCredentials } from "../runtime/model/url-credentials.js";
 import { escapeControls } from "./terminal-safe.js";
 
-export function internalErrorLine(error: unknown, secret: string): string {
+export function internalErrorLine(error: unknown, secret: string, baseURL?: string): string {
   const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  return `internal error (a bug in sigloop, please report it): ${escapeControls(scrubSecret(text, secret))}\n`;
+  return `internal error (a bug in sigloop, please report it): ${escapeControls(maskURLCredentials(keyMask(secret), baseURL).scrub(text))}\n`;
 }

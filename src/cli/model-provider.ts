@@ -8,6 +8,7 @@ import type { TurnRequester } from "../runtime/loop/types.js";
 import type { TurnRequesterSettings } from "../runtime/model/resending-requester.js";
 import { isOpenAIEndpoint } from "../runtime/model/openai-endpoint.js";
 import { isHttpUrl } from "../shared/http-url.js";
+import { withoutCredentials } from "../runtime/model/url-credentials.js";
 
 export const DEFAULT_MODELS: Record<ProviderName, string> = {
   chat: "gpt-4o-mini",
@@ -41,7 +42,7 @@ export function chooseProvider(args: AgentArgs, env: NodeJS.ProcessEnv): Provide
   const baseURL = env[baseVariable] || undefined;
   if (baseURL !== undefined && !isHttpUrl(baseURL)) {
     const example = provider === "anthropic" ? "http://localhost:8080 (without /v1)" : "http://localhost:8080/v1";
-    return { ok: false, error: `${baseVariable} must be an http(s) URL of the API root, such as ${example}; got ${JSON.stringify(baseURL)}` };
+    return { ok: false, error: `${baseVariable} must be an http(s) URL of the API root, such as ${example}; got ${JSON.stringify(withoutCredentials(baseURL))}` };
   }
   if (args.thinking !== undefined) {
     if (args.thinking < 1024) return { ok: false, error: `--thinking needs a budget of at least 1024 tokens (Anthropic's minimum), got ${args.thinking}` };

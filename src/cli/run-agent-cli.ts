@@ -3,7 +3,7 @@
  * (or the interactive chat), then maps the ending to an exit code. Everything the process touches comes
  * in through `CliEnvironment`, so tests can run it too; `scripts/agent.ts` only wires in `process`.
  */
-import { existsSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import path from "node:path";
 import { createAgent } from "../runtime/loop/agent.js";
 import type { ChatMessage } from "../runtime/loop/messages.js";
@@ -13,11 +13,13 @@ import { keysMask } from "../runtime/model/key-masks.js";
 import { foreignPartCount } from "../runtime/loop/provider-parts.js";
 import { openCassette, type CassetteWriter } from "../runtime/model/cassette.js";
 import { chooseProvider, DEFAULT_MODELS, providerRequester } from "./model-provider.js";
+import { maskURLCredentials } from "../runtime/model/url-credentials.js";
 import { createToolExecutor } from "../runtime/execution/tool-executor.js";
 import { connectMcpServers, type McpServers } from "../runtime/mcp-client/connect-mcp-servers.js";
 import { readMcpConfig, type McpConfig } from "../runtime/mcp-client/mcp-config.js";
 import { escapeControls } from "./terminal-safe.js";
 import { openTranscript, readTranscript, type TranscriptWriter } from "../runtime/loop/transcript.js";
+import { lockTranscript, type TranscriptLock } from "../runtime/loop/transcript-lock.js";
 import { createAnswerOutput, type OutputStream } from "./answer-output.js";
 import { nonRegularFileProblem, NotRegularFileError } from "../runtime/workspace/regular-file.js";
 import { commandLine } from "../shared/package-layout.js";
@@ -69,8 +71,9 @@ export interface CliEnvironment {
 export type WarmUp = "before-first-request" | "behind-first-request";
 
 export async function runAgentCli(io: CliEnvironment): Promise<number> {
-  // Defence in depth: nothing the CLI prints may hold a key (either provider's), whatever an endpoint echoes back.
-  const mask = keysMask([io.env.OPENAI_API_KEY ?? "", io.env.ANTHROPIC_API_KEY ?? ""]);
+  // Defence in depth: nothing the CLI prints may hold a key (either provider's) or a base URL's
+  // credentials, whatever an endpoint echoes back.
+  const mask = maskURLCredentials(maskURLCredentials(keysMask([io.env.OPENAI_API_KEY ?? "", io.env.ANTHROPIC_API_KEY ?? ""]), io.env.OPENAI_BASE_URL), io.env.ANTHROPIC_BASE_URL);
   const stderr = { write: (text: string) => void io.stderr.write(mask.scrub(text)) };
   const stdout = createAnswerOutput(io.stdout, io.stderr, mask);
   const fail = (code: number, message: string): number => {
@@ -110,176 +113,192 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
     stderr.write(`note: the transcript holds ${foreign} reasoning part${foreign === 1 ? "" : "s"} (thinking blocks, reasoning items) from another provider, which ${setup.provider} cannot take; they are not sent, and stay in the transcript\n`);
   }
 
-  const schemasPath = args.schemas ? fromUser(args.schemas) : path.join(io.projectRoot, "generated", "schemas.json");
-  // A device or FIFO given as the schemas file is a wrong argument, not a stale file (exit 5).
-  const schemasNotFile = nonRegularFileProblem(schemasPath);
-  if (schemasNotFile !== undefined) return usageError(`${schemasNotFile} (--schemas): give the schemas file npm run gen writes`);
-  const schemas = loadSchemas(schemasPath);
-  if (!schemas.ok) return fail(EXIT.schemas, `error: ${schemas.error.message}`);
-  const strict = args.strict ?? setup.strictByDefault;
-  if (strict && schemas.schemas.strictTools === undefined) {
-    return fail(EXIT.schemas, `error: ${schemasPath} has no strictTools (it was written before strict mode existed). Run npm run gen to regenerate it, or pass --no-strict.`);
-  }
-
-  // Read and checked before anything starts: starting a server runs a program, so a bad file runs none.
-  let mcpConfig: McpConfig | undefined;
-  if (args.mcp !== undefined) {
-    const read = readMcpConfig(fromUser(args.mcp), io.env);
-    if (!read.ok) return usageError(`--mcp ${read.error}`);
-    mcpConfig = read.config;
-    for (const warning of mcpConfig.warnings) stderr.write(`${escapeControls(warning)}\n`);
-  }
-
-  // A turn's progress lines go out in one write (coalesced-output.ts). Not in the chat, where readline
-  // writes the prompt itself.
-  const progress = interactive ? { write: stderr.write, flush: () => undefined } : coalescedOutput(stderr.write);
-  // A terminal that reports no width (a pseudo-terminal without a window size) is taken as $COLUMNS or 80 wide.
-  const terminal = io.stderr.isTTY === true ? { columns: io.stderr.columns || Number(io.env.COLUMNS) || 80 } : undefined;
-  const reporter = createProgressReporter(progress, colorsWanted(io.stderr, io.env), mask, terminal);
-  const executor = createToolExecutor({
-    schemas: schemas.schemas,
-    schemasDir: path.dirname(schemasPath),
-    strict,
-    readOnly: args.readOnly === true,
-    ...(args.toolTimeoutMs !== undefined ? { timeoutMs: args.toolTimeoutMs } : {}),
-  });
-  reporter.line(toolModeLine(strict, args.strict !== undefined, schemas.schemas, setup.strictReason));
-  if (strict && setup.provider === "anthropic") for (const line of anthropicLenientLines(schemas.schemas)) reporter.line(line);
-  const offered = new Set(executor.definitions.map((tool) => tool.function.name));
-  for (const name of new Set(allow)) {
-    if (name !== "*" && !offered.has(name)) {
-      reporter.line(`warning: --allow ${name} names no offered tool (offered: ${[...offered].join(", ") || "none"}); it allows nothing`);
-    }
-  }
-  // "On a terminal": questions are typed on stdin and shown on stderr; stdout may go anywhere.
-  const onTerminal = io.stdin.isTTY === true && io.stderr.isTTY === true;
-  const questions: { questions: Questions; attach?: (rl: Interface) => void } | undefined =
-    !onTerminal ? undefined : interactive ? deferredQuestions() : { questions: stdinQuestions(io.stdin, io.stderr as NodeJS.WritableStream) };
-  const approve = createCliApprover({
-    allow,
-    questions: questions?.questions,
-    show: (text) => {
-      progress.flush();
-      stderr.write(text);
-    },
-    note: (text) => reporter.line(text),
-    colors: colorsWanted(io.stderr, io.env),
-  });
-  let cassette: CassetteWriter | undefined;
-  if (args.record !== undefined) {
-    const file = fromUser(args.record);
-    const notFile = nonRegularFileProblem(file);
-    if (notFile !== undefined) return usageError(`${notFile} (--record): give the path of the cassette to write`);
-    try {
-      cassette = openCassette(file, mask.scrub);
-    } catch (error) {
-      return usageError(`cannot write the cassette ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
-    }
-  }
-  const requestTurn = await providerRequester(setup, args, {
-    ...(cassette !== undefined ? { record: cassette } : {}),
-    ...(args.idleTimeoutMs !== undefined ? { idleTimeoutMs: args.idleTimeoutMs } : {}),
-    ...(args.requestTimeoutMs !== undefined ? { timeoutMs: args.requestTimeoutMs } : {}),
-    ...(args.responseTimeoutMs !== undefined ? { responseTimeoutMs: args.responseTimeoutMs } : {}),
-    ...(args.maxResponseBytes !== undefined ? { maxResponseBytes: args.maxResponseBytes } : {}),
-    onRetry: (info) => {
-      stdout.restart();
-      reporter.retry(retryText(info));
-    },
-  }, { onReasoningSummary: (summary) => reporter.line(`reasoning: ${summary}`) });
-
-  let transcript: TranscriptWriter | undefined;
-  const transcriptFile = history.file;
-  if (transcriptFile !== undefined) {
-    try {
-      transcript = openTranscript(transcriptFile, { redact: mask.scrub });
-    } catch (error) {
-      progress.flush();
-      if (error instanceof NotRegularFileError) return usageError(`cannot write the transcript: ${error.message}`);
-      return usageError(`cannot write the transcript ${transcriptFile} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
-    }
-  }
-
-  // Every server is started (in parallel) before the first request, and closed on every way out below.
-  let mcp: McpServers | undefined;
-  if (mcpConfig !== undefined) {
-    const connected = await connectMcpServers({
-      config: mcpConfig,
-      local: executor,
-      strict,
-      ...(args.mcpTimeoutMs !== undefined ? { startTimeoutMs: args.mcpTimeoutMs } : {}),
-      ...(args.toolTimeoutMs !== undefined ? { callTimeoutMs: args.toolTimeoutMs } : {}),
-      onServerStderr: (server, line) => stderr.write(`${escapeControls(`[${server}] ${line}`)}\n`),
-      onNotice: (line) => reporter.line(escapeControls(mask.scrub(line))),
-    });
-    if (!connected.ok) {
-      progress.flush();
-      transcript?.close();
-      return usageError(`--mcp ${mcpConfig.file}: ${connected.error}`);
-    }
-    mcp = connected.servers;
-  }
-
-  // The tool modules load and Ajv readies itself before the first tool call, never on it.
-  if (io.warmUp === "before-first-request") {
-    await executor.warmUp();
-    io.afterWarmUp?.();
-  } else {
-    onceRequestSent(() => void executor.warmUp().then(() => io.afterWarmUp?.()));
-  }
-  const agent = createAgent({
-    requestTurn,
-    executor: mcp?.executor ?? executor,
-    model: args.model ?? (io.env.AGENT_MODEL || DEFAULT_MODELS[setup.provider]),
-    systemPrompt: DEFAULT_SYSTEM_PROMPT,
-    stream: args.stream,
-    workspace,
-    history: history.messages,
-    ...(history.approvals !== undefined ? { approvals: history.approvals } : {}),
-    approve,
-    onEvent: (event) => {
-      stdout.onEvent(event);
-      reporter.onEvent(event);
-      // Everything so far is out before a request is sent: the turn's line is the last of its burst anyway.
-      if (event.type === "turn_start") progress.flush();
-    },
-    // A tool can read the key (a `.env` in the workspace): masked before the model, history or transcript see it.
-    afterToolCall: (_call, result) => ({ ...result, content: mask.scrub(result.content) }),
-    ...(args.maxTurns !== undefined ? { maxTurns: args.maxTurns } : {}),
-    ...(args.contextWindow !== undefined ? { contextWindow: args.contextWindow } : {}),
-    ...(transcript ? { transcript } : {}),
-  });
-
   try {
-    if (interactive) {
-      return await runInteractive({ agent, input: io.stdin, prompts: io.stderr, stdout, reporter, onReadline: (rl) => questions?.attach?.(rl) });
-    }
-    const controller = new AbortController();
-    const stopListening = io.onInterrupt(() => controller.abort());
-    try {
-      const result = await agent.run(args.prompt ?? "", { signal: controller.signal });
-      const report = reportResult(result);
-      if (report.stdout !== undefined) {
-        progress.flush();
-        stdout.write(report.stdout);
-      }
-      if (report.message !== undefined) reporter.line(report.message);
-      return report.exitCode;
-    } finally {
-      stopListening();
-    }
+    return await runWithHistory(history);
   } finally {
-    progress.flush();
-    questions?.questions.close();
-    transcript?.close();
-    cassette?.close();
-    await mcp?.close();
+    history.lock?.release();
+  }
+
+  /** The rest of the run, while the transcript (if any) is locked. */
+  async function runWithHistory(history: HistoryLoaded): Promise<number> {
+    const schemasPath = args.schemas ? fromUser(args.schemas) : path.join(io.projectRoot, "generated", "schemas.json");
+    // A device or FIFO given as the schemas file is a wrong argument, not a stale file (exit 5).
+    const schemasNotFile = nonRegularFileProblem(schemasPath);
+    if (schemasNotFile !== undefined) return usageError(`${schemasNotFile} (--schemas): give the schemas file npm run gen writes`);
+    const schemas = loadSchemas(schemasPath);
+    if (!schemas.ok) return fail(EXIT.schemas, `error: ${schemas.error.message}`);
+    const strict = args.strict ?? setup.strictByDefault;
+    if (strict && schemas.schemas.strictTools === undefined) {
+      return fail(EXIT.schemas, `error: ${schemasPath} has no strictTools (it was written before strict mode existed). Run npm run gen to regenerate it, or pass --no-strict.`);
+    }
+
+    // Read and checked before anything starts: starting a server runs a program, so a bad file runs none.
+    let mcpConfig: McpConfig | undefined;
+    if (args.mcp !== undefined) {
+      const read = readMcpConfig(fromUser(args.mcp), io.env);
+      if (!read.ok) return usageError(`--mcp ${read.error}`);
+      mcpConfig = read.config;
+      for (const warning of mcpConfig.warnings) stderr.write(`${escapeControls(warning)}\n`);
+    }
+
+    // A turn's progress lines go out in one write (coalesced-output.ts). Not in the chat, where readline
+    // writes the prompt itself.
+    const progress = interactive ? { write: stderr.write, flush: () => undefined } : coalescedOutput(stderr.write);
+    // A terminal that reports no width (a pseudo-terminal without a window size) is taken as $COLUMNS or 80 wide.
+    const terminal = io.stderr.isTTY === true ? { columns: io.stderr.columns || Number(io.env.COLUMNS) || 80 } : undefined;
+    const reporter = createProgressReporter(progress, colorsWanted(io.stderr, io.env), mask, terminal);
+    const executor = createToolExecutor({
+      schemas: schemas.schemas,
+      schemasDir: path.dirname(schemasPath),
+      strict,
+      readOnly: args.readOnly === true,
+      ...(args.toolTimeoutMs !== undefined ? { timeoutMs: args.toolTimeoutMs } : {}),
+    });
+    reporter.line(toolModeLine(strict, args.strict !== undefined, schemas.schemas, setup.strictReason));
+    if (strict && setup.provider === "anthropic") for (const line of anthropicLenientLines(schemas.schemas)) reporter.line(line);
+    const offered = new Set(executor.definitions.map((tool) => tool.function.name));
+    for (const name of new Set(allow)) {
+      if (name !== "*" && !offered.has(name)) {
+        reporter.line(`warning: --allow ${name} names no offered tool (offered: ${[...offered].join(", ") || "none"}); it allows nothing`);
+      }
+    }
+    // "On a terminal": questions are typed on stdin and shown on stderr; stdout may go anywhere.
+    const onTerminal = io.stdin.isTTY === true && io.stderr.isTTY === true;
+    const questions: { questions: Questions; attach?: (rl: Interface) => void } | undefined =
+      !onTerminal ? undefined : interactive ? deferredQuestions() : { questions: stdinQuestions(io.stdin, io.stderr as NodeJS.WritableStream) };
+    const approve = createCliApprover({
+      allow,
+      questions: questions?.questions,
+      show: (text) => {
+        progress.flush();
+        stderr.write(text);
+      },
+      note: (text) => reporter.line(text),
+      colors: colorsWanted(io.stderr, io.env),
+    });
+    let cassette: CassetteWriter | undefined;
+    if (args.record !== undefined) {
+      const file = fromUser(args.record);
+      const notFile = nonRegularFileProblem(file);
+      if (notFile !== undefined) return usageError(`${notFile} (--record): give the path of the cassette to write`);
+      try {
+        cassette = openCassette(file, mask.scrub);
+      } catch (error) {
+        return usageError(`cannot write the cassette ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+      }
+    }
+    const requestTurn = await providerRequester(setup, args, {
+      ...(cassette !== undefined ? { record: cassette } : {}),
+      ...(args.idleTimeoutMs !== undefined ? { idleTimeoutMs: args.idleTimeoutMs } : {}),
+      ...(args.requestTimeoutMs !== undefined ? { timeoutMs: args.requestTimeoutMs } : {}),
+      ...(args.responseTimeoutMs !== undefined ? { responseTimeoutMs: args.responseTimeoutMs } : {}),
+      ...(args.maxResponseBytes !== undefined ? { maxResponseBytes: args.maxResponseBytes } : {}),
+      onRetry: (info) => {
+        stdout.restart();
+        reporter.retry(retryText(info));
+      },
+    }, { onReasoningSummary: (summary) => reporter.line(`reasoning: ${summary}`) });
+
+    let transcript: TranscriptWriter | undefined;
+    const transcriptFile = history.file;
+    if (transcriptFile !== undefined) {
+      try {
+        transcript = openTranscript(transcriptFile, { redact: mask.scrub });
+      } catch (error) {
+        progress.flush();
+        if (error instanceof NotRegularFileError) return usageError(`cannot write the transcript: ${error.message}`);
+        return usageError(`cannot write the transcript ${transcriptFile} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+      }
+    }
+
+    // Every server is started (in parallel) before the first request, and closed on every way out below.
+    let mcp: McpServers | undefined;
+    if (mcpConfig !== undefined) {
+      const connected = await connectMcpServers({
+        config: mcpConfig,
+        local: executor,
+        strict,
+        ...(args.mcpTimeoutMs !== undefined ? { startTimeoutMs: args.mcpTimeoutMs } : {}),
+        ...(args.toolTimeoutMs !== undefined ? { callTimeoutMs: args.toolTimeoutMs } : {}),
+        onServerStderr: (server, line) => stderr.write(`${escapeControls(`[${server}] ${line}`)}\n`),
+        onNotice: (line) => reporter.line(escapeControls(mask.scrub(line))),
+      });
+      if (!connected.ok) {
+        progress.flush();
+        transcript?.close();
+        return usageError(`--mcp ${mcpConfig.file}: ${connected.error}`);
+      }
+      mcp = connected.servers;
+    }
+
+    // The tool modules load and Ajv readies itself before the first tool call, never on it.
+    if (io.warmUp === "before-first-request") {
+      await executor.warmUp();
+      io.afterWarmUp?.();
+    } else {
+      onceRequestSent(() => void executor.warmUp().then(() => io.afterWarmUp?.()));
+    }
+    const agent = createAgent({
+      requestTurn,
+      executor: mcp?.executor ?? executor,
+      model: args.model ?? (io.env.AGENT_MODEL || DEFAULT_MODELS[setup.provider]),
+      systemPrompt: DEFAULT_SYSTEM_PROMPT,
+      stream: args.stream,
+      workspace,
+      history: history.messages,
+      ...(history.approvals !== undefined ? { approvals: history.approvals } : {}),
+      approve,
+      onEvent: (event) => {
+        stdout.onEvent(event);
+        reporter.onEvent(event);
+        // Everything so far is out before a request is sent: the turn's line is the last of its burst anyway.
+        if (event.type === "turn_start") progress.flush();
+      },
+      // A tool can read the key (a `.env` in the workspace): masked before the model, history or transcript see it.
+      afterToolCall: (_call, result) => ({ ...result, content: mask.scrub(result.content) }),
+      ...(args.maxTurns !== undefined ? { maxTurns: args.maxTurns } : {}),
+      ...(args.contextWindow !== undefined ? { contextWindow: args.contextWindow } : {}),
+      ...(transcript ? { transcript } : {}),
+    });
+
+    try {
+      if (interactive) {
+        return await runInteractive({ agent, input: io.stdin, prompts: io.stderr, stdout, reporter, onReadline: (rl) => questions?.attach?.(rl) });
+      }
+      const controller = new AbortController();
+      const stopListening = io.onInterrupt(() => controller.abort());
+      try {
+        const result = await agent.run(args.prompt ?? "", { signal: controller.signal });
+        const report = reportResult(result);
+        if (report.stdout !== undefined) {
+          progress.flush();
+          stdout.write(report.stdout);
+        }
+        if (report.message !== undefined) reporter.line(report.message);
+        return report.exitCode;
+      } finally {
+        stopListening();
+      }
+    } finally {
+      progress.flush();
+      questions?.questions.close();
+      transcript?.close();
+      cassette?.close();
+      await mcp?.close();
+    }
   }
 }
 
-type HistoryLoad =
-  | { ok: true; messages: ChatMessage[]; file?: string; approvals?: Map<string, ApprovalRecord> }
-  | { ok: false; error: string };
+interface HistoryLoaded {
+  ok: true;
+  messages: ChatMessage[];
+  file?: string;
+  approvals?: Map<string, ApprovalRecord>;
+  /** Held until the run ends: one run per transcript. */
+  lock?: TranscriptLock;
+}
+
+type HistoryLoad = HistoryLoaded | { ok: false; error: string };
 
 /** `--resume FILE` continues FILE; `--transcript FILE` starts a new one (refusing to mix conversations). */
 function loadHistory(args: AgentArgs, fromUser: (file: string) => string, stderr: { write(text: string): void }): HistoryLoad {
@@ -287,19 +306,43 @@ function loadHistory(args: AgentArgs, fromUser: (file: string) => string, stderr
   if (args.resume === undefined) {
     const notFile = transcript === undefined ? undefined : nonRegularFileProblem(transcript);
     if (notFile !== undefined) return { ok: false, error: `${notFile} (--transcript): give the path of a new file` };
-    if (transcript !== undefined && existsSync(transcript) && statSync(transcript).size > 0) {
+    if (transcript === undefined) return { ok: true, messages: [] };
+    // Locked before it is checked, so that two runs starting on one new file cannot both find it empty.
+    const locking = lockOrExplain(transcript, true);
+    if (!locking.ok) return locking;
+    if (statSync(transcript).size > 0) {
+      locking.lock?.release();
       return { ok: false, error: `the transcript ${transcript} already holds a conversation. Continue it with --resume ${args.transcript}, or choose a new file.` };
     }
-    return { ok: true, messages: [], ...(transcript ? { file: transcript } : {}) };
+    return { ok: true, messages: [], file: transcript, ...(locking.lock !== undefined ? { lock: locking.lock } : {}) };
   }
   const resume = fromUser(args.resume);
   if (transcript !== undefined && transcript !== resume) {
     return { ok: false, error: "--resume FILE appends to FILE itself; drop --transcript or give it the same file" };
   }
+  const locking = lockOrExplain(resume, false);
+  if (!locking.ok) return locking;
   const reading = readTranscript(resume);
-  if (!reading.ok) return { ok: false, error: `${reading.error} (--resume)` };
+  if (!reading.ok) {
+    locking.lock?.release();
+    return { ok: false, error: `${reading.error} (--resume)` };
+  }
   for (const warning of reading.warnings) stderr.write(`warning: ${warning}\n`);
-  return { ok: true, messages: reading.messages, file: resume, approvals: reading.approvals };
+  return { ok: true, messages: reading.messages, file: resume, approvals: reading.approvals, ...(locking.lock !== undefined ? { lock: locking.lock } : {}) };
+}
+
+/**
+ * The transcript's lock, or why not: in use by another run. A file that cannot be opened gets no lock
+ * here; reading or writing it then says what is wrong, as before.
+ */
+function lockOrExplain(file: string, create: boolean): { ok: true; lock?: TranscriptLock } | { ok: false; error: string } {
+  let locking: ReturnType<typeof lockTranscript>;
+  try {
+    locking = lockTranscript(file, create);
+  } catch {
+    return { ok: true };
+  }
+  return locking.ok ? { ok: true, lock: locking.lock } : { ok: false, error: locking.error };
 }
 
 /** The chat's questions: they go through its readline, which exists once the chat starts. */

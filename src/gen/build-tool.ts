@@ -7,7 +7,7 @@ import { inspectJsonType } from "./reflect/json-compat.js";
 import { applyKeyword, isTypedKeyword, keywordFromTag, VALIDATION_TAGS } from "./schema/keywords.js";
 import { literalDefault } from "./reflect/literal-default.js";
 import { outputSchemaOf } from "./schema/output-schema.js";
-import type { SchemaEngine, TypeSchemas } from "./schema/schema-engine.js";
+import { SchemaTooLargeError, type SchemaEngine, type TypeSchemas } from "./schema/schema-engine.js";
 import { finishedSharedSchema, finishParameters, placeParameterKeywords, type ParameterKeyword } from "./schema/finish-parameters.js";
 import { orderSchemaKeys, settle } from "../shared/schema-walk.js";
 import { readToolAnnotations } from "./reflect/tool-annotations.js";
@@ -52,13 +52,14 @@ export function buildTool(tool: DiscoveredTool, engine: SchemaEngine, checker: t
   const byObject = only !== undefined && ts.isObjectBindingPattern(only.name);
   // Like a compiler, report every parameter's problem at once: the well-formed ones are still checked.
   const specs = byObject ? destructuredSpecs(only!, docs, checker, engine.docs) : positionalSpecs(tool, parameters, docs, diagnostics, checker);
-  for (const spec of specs) diagnostics.push(...typeFindings(tool, spec, checker));
+  for (const spec of specs) diagnostics.push(...typeFindings(tool, spec, checker), ...prototypeNameFindings(tool, spec, checker));
   if (hasErrors(diagnostics)) return { diagnostics };
 
   let made: TypeSchemas;
   try {
     made = engine.schemasFor(new Map(specs.map((spec) => [spec.name, spec.type])));
   } catch (error) {
+    if (error instanceof SchemaTooLargeError) return { diagnostics: [...diagnostics, tooLargeDiagnostic(tool, specs, engine, error.message)] };
     const reason = error instanceof Error ? error.message : String(error);
     diagnostics.push(diagnosticAt(tool.declaration, "error", `typescript-json-schema could not describe the parameters of tool "${tool.name}": ${reason}`));
     return { diagnostics };
@@ -98,6 +99,11 @@ export function buildTool(tool: DiscoveredTool, engine: SchemaEngine, checker: t
     ? { problems: [], tagProblems: placeParameterKeywords(properties, parameterKeywords, tool.name), parameters: orderSchemaKeys(root) as ParametersSchema }
     : finishParameters(root, definitions, tool.name, parameterKeywords);
   for (const problem of finished.problems) diagnostics.push(diagnosticAt(tool.declaration, "error", `tool "${tool.name}": ${problem}`));
+  const size = JSON.stringify(finished.parameters).length;
+  if (size > MAX_PARAMETERS_CHARS) {
+    const largest = specs.reduce((big, spec) => (JSON.stringify(properties[spec.name]).length > JSON.stringify(properties[big.name]).length ? spec : big));
+    diagnostics.push(diagnosticAt(largest.node, "error", `parameter "${largest.name}" of tool "${tool.name}" makes the tool's schema ${size} characters of JSON, over the limit of ${MAX_PARAMETERS_CHARS}; give it a smaller type`));
+  }
   const nodeOf = new Map(specs.map((spec) => [spec.name, spec.node]));
   for (const problem of finished.tagProblems) {
     const node = problem.parameter === undefined ? undefined : nodeOf.get(problem.parameter);
@@ -260,6 +266,54 @@ function typeFindings(tool: DiscoveredTool, spec: ArgumentSpec, checker: ts.Type
       ? diagnosticAt(node, "error", `parameter "${spec.name}" of tool "${tool.name}" has type "${finding.typeText}"${where}, which JSON cannot carry`)
       : diagnosticAt(node, "warning", `parameter "${spec.name}" of tool "${tool.name}" has type "${finding.typeText}"${where}, so any JSON value is accepted; a precise type lets the model and the validator do better`);
   });
+}
+
+/**
+ * A parameter or member named `__proto__` cannot round-trip: JSON Schema tooling drops it from
+ * `properties` (keeping it in `required`), and in JavaScript it names the prototype, not a member.
+ */
+function prototypeNameFindings(tool: DiscoveredTool, spec: ArgumentSpec, checker: ts.TypeChecker): Diagnostic[] {
+  const problem = (path: string, node: ts.Node) => {
+    const what = path === spec.name ? "is named __proto__" : `has a member named __proto__ (${path})`;
+    return diagnosticAt(node, "error", `parameter "${spec.name}" of tool "${tool.name}" ${what}, which JSON Schema and JavaScript objects cannot carry as a member; rename it`);
+  };
+  if (spec.name === "__proto__") return [problem(spec.name, spec.node)];
+  const seen = new Set<ts.Type>();
+  const found: Diagnostic[] = [];
+  const visit = (type: ts.Type, path: string, depth: number): void => {
+    if (seen.has(type) || depth > 50 || found.length > 0) return;
+    seen.add(type);
+    if (type.isUnionOrIntersection()) return type.types.forEach((member) => visit(member, path, depth + 1));
+    if (checker.isArrayType(type) || checker.isTupleType(type)) return checker.getTypeArguments(type as ts.TypeReference).forEach((item) => visit(item, `${path}[]`, depth + 1));
+    if (!(type.flags & ts.TypeFlags.Object)) return;
+    for (const property of checker.getPropertiesOfType(type)) {
+      const declaration = property.valueDeclaration ?? property.declarations?.[0];
+      if (property.name === "__proto__") found.push(problem(`${path}.__proto__`, declaration !== undefined && !isLibraryNode(declaration) ? declaration : spec.node));
+      else if (declaration !== undefined && !isLibraryNode(declaration)) visit(checker.getTypeOfSymbolAtLocation(property, declaration), `${path}.${property.name}`, depth + 1);
+    }
+  };
+  visit(spec.type, spec.name, 0);
+  return found;
+}
+
+/**
+ * The largest `parameters` gen writes for one tool (1 MiB of JSON): every request carries every tool's
+ * schema, and the agent and the MCP server read the whole file at start-up.
+ */
+export const MAX_PARAMETERS_CHARS = 1_048_576;
+
+/** The error for a tool whose types expand without bound, at the first parameter that does so alone. */
+function tooLargeDiagnostic(tool: DiscoveredTool, specs: readonly ArgumentSpec[], engine: SchemaEngine, reason: string): Diagnostic {
+  const culprit = specs.find((spec) => {
+    try {
+      engine.schemasFor(new Map([[spec.name, spec.type]]));
+      return false;
+    } catch (error) {
+      return error instanceof SchemaTooLargeError;
+    }
+  });
+  const what = culprit === undefined ? `the parameters of tool "${tool.name}"` : `parameter "${culprit.name}" of tool "${tool.name}"`;
+  return diagnosticAt(culprit?.node ?? tool.declaration, "error", `${what} cannot be described: ${reason}; give it a type of bounded size`);
 }
 
 function isLibraryNode(node: ts.Node): boolean {

@@ -2,8 +2,13 @@
  * Bounds the tool calls that run at once, whatever transport they came from: at most `maxConcurrent`
  * tasks run, up to `maxQueued` more wait in arrival order, and a task beyond that is refused at once
  * with `QueueFull` (the caller answers it: over HTTP with 503 and `Retry-After`). A waiting task whose
- * signal aborts leaves the queue without running. A task's own time limit starts when it runs.
+ * signal aborts leaves the queue without running. A task's own time limit starts when it runs. Over stdio
+ * the queue has no bound (every pipelined call is answered in its turn; a waiting call costs only its
+ * request): the limit on running calls is what keeps file descriptors and memory bounded.
  */
+
+/** The default limit on running calls: the loop's own limit on one turn's parallel tool calls. */
+export const DEFAULT_MAX_CONCURRENT_CALLS = 16;
 export class QueueFull extends Error {
   constructor(readonly maxConcurrent: number, readonly maxQueued: number) {
     super(`the server is busy: ${maxConcurrent} calls are running and ${maxQueued} are waiting; try again shortly`);

@@ -24,7 +24,7 @@ import { createToolExecutor, DEFAULT_MAX_RESULT_CHARS, type ToolRunner } from ".
 import { importToolModule } from "../runtime/execution/import-tool-module.js";
 import { createAjv2020, toJsonSchema2020 } from "./json-schema-2020.js";
 import { toolResult, type OutputCheck } from "./tool-result.js";
-import { CallQueue, QueueFull } from "./call-queue.js";
+import { CallQueue, DEFAULT_MAX_CONCURRENT_CALLS, QueueFull } from "./call-queue.js";
 import { commandLine } from "../shared/package-layout.js";
 
 export interface McpServerOptions {
@@ -36,8 +36,10 @@ export interface McpServerOptions {
   workspace: string;
   toolTimeoutMs?: number;
   maxResultChars?: number;
-  /** Calls that run at once (default unbounded); up to four times as many more wait. */
+  /** Calls running at once (default 16, `call-queue.ts`). */
   maxConcurrentCalls?: number;
+  /** Calls that may wait beyond those (default unbounded: every call is answered in its turn). */
+  maxQueuedCalls?: number;
   /** One line for stderr (no newline). */
   log: (line: string) => void;
   /** The name and version the server gives the client. */
@@ -83,16 +85,19 @@ export function createMcpServer(options: McpServerOptions): McpServerHandle {
   let ajv: Ajv | undefined;
   let generation = 0;
   let tools = toolSet(options.schemas);
-  const maxConcurrent = options.maxConcurrentCalls ?? Number.POSITIVE_INFINITY;
-  const queue = new CallQueue(maxConcurrent, maxConcurrent * 4);
+  const queue = new CallQueue(options.maxConcurrentCalls ?? DEFAULT_MAX_CONCURRENT_CALLS, options.maxQueuedCalls ?? Number.POSITIVE_INFINITY);
   /** The servers told of reloads, while connected. */
   const listeners = new Set<Server>();
 
   function newServer(serverOptions: NewServerOptions): Server {
     const server = new Server(options.info, { capabilities: { tools: serverOptions.listChanged ? { listChanged: true } : {} } });
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.list }));
+    server.setRequestHandler(ListToolsRequestSchema, (request) => {
+      refuseBeforeInitialize(server, request.method);
+      return { tools: tools.list };
+    });
     server.fallbackRequestHandler = async (request, extra) => {
       if (request.method !== "tools/call") throw protocolError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+      refuseBeforeInitialize(server, request.method);
       serverOptions.onCallActivity?.(1);
       const call = queuedCall(request, extra.signal);
       inFlight.add(call);
@@ -120,6 +125,13 @@ export function createMcpServer(options: McpServerOptions): McpServerHandle {
       // Aborted while waiting: the executor answers an aborted call as the loop does, without running it.
       if (signal.aborted) return callTool(request, signal);
       throw error;
+    }
+  }
+
+  /** MCP's lifecycle: nothing but `initialize` and `ping` is served before the client's `initialize`. */
+  function refuseBeforeInitialize(server: Server, method: string): void {
+    if (server.getClientVersion() === undefined) {
+      throw protocolError(ErrorCode.InvalidRequest, `Invalid Request: ${method} before initialize; send initialize first, as MCP's lifecycle says.`);
     }
   }
 

@@ -6,6 +6,7 @@
  * blank lines are ignored. The SDK's stock stdio transport only passes such lines to `onerror`, so a
  * client waiting on its request would wait forever, and it closes itself on an oversized line.
  */
+import { randomUUID } from "node:crypto";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { jsonParseMessage } from "../shared/json-parse-message.js";
@@ -27,6 +28,8 @@ export function createLineFraming(options: LineFramingOptions): Transport {
   /** Inside an oversized line, already answered: its remaining bytes are skipped up to the newline. */
   let dropping = false;
   let closed = false;
+  // JSON-RPC ids go back exactly as they came, and -0 is not 0; the SDK would key and answer it as 0.
+  const negativeZero = `-0 ${randomUUID()}`;
 
   const transport: Transport = {
     async start() {
@@ -36,7 +39,7 @@ export function createLineFraming(options: LineFramingOptions): Transport {
     },
     async send(message) {
       if (closed) return;
-      await write(`${JSON.stringify(message)}\n`);
+      await write(`${serialize(message, negativeZero)}\n`);
     },
     async close() {
       if (closed) return;
@@ -50,7 +53,7 @@ export function createLineFraming(options: LineFramingOptions): Transport {
   };
 
   function answerError(id: string | number | null, code: number, message: string): void {
-    transport.send({ jsonrpc: "2.0", id, error: { code, message } } as unknown as JSONRPCMessage).catch((error: unknown) => transport.onerror?.(asError(error)));
+    transport.send({ jsonrpc: "2.0", id: Object.is(id, -0) ? negativeZero : id, error: { code, message } } as unknown as JSONRPCMessage).catch((error: unknown) => transport.onerror?.(asError(error)));
   }
 
   function onData(chunk: Buffer | string): void {
@@ -98,7 +101,7 @@ export function createLineFraming(options: LineFramingOptions): Transport {
       answerError(readableId(value), ErrorCode.InvalidRequest, `Invalid Request: not a JSON-RPC 2.0 message (${issue?.message ?? "wrong shape"}${where}).`);
       return;
     }
-    transport.onmessage?.(parsed.data);
+    transport.onmessage?.(withNegativeZeroIds(parsed.data, negativeZero));
   }
 
   function onEnd(): void {
@@ -111,6 +114,22 @@ export function createLineFraming(options: LineFramingOptions): Transport {
   }
 
   return transport;
+}
+
+/** The message with an `id` (or a cancellation's `requestId`) of -0 replaced by `marker`. */
+function withNegativeZeroIds(message: JSONRPCMessage, marker: string): JSONRPCMessage {
+  const record = message as { id?: unknown; params?: { requestId?: unknown } };
+  if (Object.is(record.id, -0)) return { ...message, id: marker } as JSONRPCMessage;
+  if (Object.is(record.params?.requestId, -0)) return { ...message, params: { ...record.params, requestId: marker } } as JSONRPCMessage;
+  return message;
+}
+
+/** The message as one JSON text, `marker` written back as the id -0 it stood for. */
+function serialize(message: JSONRPCMessage, marker: string): string {
+  const { id, ...rest } = message as { id?: unknown };
+  if (id !== marker) return JSON.stringify(message);
+  const body = JSON.stringify(rest);
+  return body === "{}" ? '{"id":-0}' : `{"id":-0,${body.slice(1)}`;
 }
 
 /** The id of a message that failed validation, when it has a usable one (the error answer carries it). */

@@ -5,6 +5,7 @@
  */
 import { internalErrorLine } from "../cli/internal-error-line.js";
 import { EXIT } from "../cli/report-result.js";
+import { reportStrayErrors } from "../cli/stray-errors.js";
 import { runMcpCli } from "./run-mcp-cli.js";
 
 export interface McpProcessOptions {
@@ -17,6 +18,7 @@ export interface McpProcessOptions {
 
 /** Serves until stdin closes or a stop signal; returns the exit code. */
 export function runMcpProcess(options: McpProcessOptions): Promise<number> {
+  const stopReporting = reportStrayErrors(process.stderr, [process.env.OPENAI_API_KEY ?? "", process.env.ANTHROPIC_API_KEY ?? ""], process.env.OPENAI_BASE_URL);
   return runMcpCli({
     argv: options.argv,
     cwd: options.cwd,
@@ -35,8 +37,10 @@ export function runMcpProcess(options: McpProcessOptions): Promise<number> {
         process.off("SIGTERM", onTerm);
       };
     },
-  }).catch((error: unknown) => {
-    process.stderr.write(internalErrorLine(error, process.env.OPENAI_API_KEY ?? ""));
-    return EXIT.internal;
-  });
+  })
+    .catch((error: unknown) => {
+      process.stderr.write(internalErrorLine(error, process.env.OPENAI_API_KEY ?? "", process.env.OPENAI_BASE_URL));
+      return EXIT.internal;
+    })
+    .finally(stopReporting);
 }

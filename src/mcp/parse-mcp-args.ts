@@ -29,14 +29,13 @@ export interface McpArgs {
   schemas?: string;
   workspace?: string;
   toolTimeoutMs?: number;
-  /** Unset: unbounded over stdio, 16 over HTTP. */
+  /** Unset: 16 (`call-queue.ts`). */
   maxConcurrentCalls?: number;
   /** Present with `--http`: serve over Streamable HTTP instead of stdio. */
   http?: HttpArgs;
   help: boolean;
 }
 
-export const DEFAULT_MAX_CONCURRENT_CALLS = 16;
 export const HTTP_DEFAULTS = { maxSessions: 100, sessionIdleMs: 30 * 60 * 1000, maxBodyBytes: 4 * 1024 * 1024, graceMs: 10_000 } as const;
 
 const AGENT_VALUE_FLAGS = new Set(["--schemas", "--workspace", "--tool-timeout"]);
@@ -69,8 +68,8 @@ Flags:
   --schemas FILE        tool schemas to serve (default: generated/schemas.json of the project)
   --tool-timeout MS     how long one tool call may run, from when it starts running (default 60000)
   --max-concurrent-calls N
-                        calls that run at once; later ones wait in a queue of 4 x N (default: 16 over
-                        HTTP, unbounded over stdio)
+                        calls that run at once (default 16); later ones wait in arrival order (over
+                        HTTP at most 4 x N of them, beyond that 503)
   --help, -h            this text (wherever it stands; nothing else is done)
 
 Over HTTP (stdin is ignored):

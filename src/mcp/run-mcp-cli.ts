@@ -16,7 +16,8 @@ import { commandLine, packageVersion } from "../shared/package-layout.js";
 import { createMcpServer } from "./create-mcp-server.js";
 import { divertStdout } from "./divert-stdout.js";
 import { createLineFraming } from "./line-framing.js";
-import { DEFAULT_MAX_CONCURRENT_CALLS, MCP_USAGE, parseMcpArgs } from "./parse-mcp-args.js";
+import { DEFAULT_MAX_CONCURRENT_CALLS } from "./call-queue.js";
+import { MCP_USAGE, parseMcpArgs } from "./parse-mcp-args.js";
 import { watchFile } from "./watch-file.js";
 import type { StopSignal } from "./http/run-http.js";
 
@@ -73,7 +74,6 @@ export async function runMcpCli(io: McpCliEnvironment): Promise<number> {
 
   // Tools print; over stdio that would corrupt the stream, over HTTP it belongs with the logs all the same.
   const writeProtocol = divertStdout(io.stdout, io.stderr);
-  const maxConcurrentCalls = args.maxConcurrentCalls ?? (args.http !== undefined ? DEFAULT_MAX_CONCURRENT_CALLS : undefined);
   const handle = createMcpServer({
     schemasPath,
     schemas: loaded.schemas,
@@ -81,7 +81,9 @@ export async function runMcpCli(io: McpCliEnvironment): Promise<number> {
     log,
     info: { name: "sigloop", version: packageVersion() },
     ...(args.toolTimeoutMs !== undefined ? { toolTimeoutMs: args.toolTimeoutMs } : {}),
-    ...(maxConcurrentCalls !== undefined ? { maxConcurrentCalls } : {}),
+    ...(args.maxConcurrentCalls !== undefined ? { maxConcurrentCalls: args.maxConcurrentCalls } : {}),
+    // Over stdio every pipelined call waits its turn; over HTTP a full queue is answered 503 instead.
+    ...(args.http !== undefined ? { maxQueuedCalls: 4 * (args.maxConcurrentCalls ?? DEFAULT_MAX_CONCURRENT_CALLS) } : {}),
   });
   let finish: (code: number) => void = () => undefined;
   const ended = new Promise<number>((resolve) => (finish = resolve));

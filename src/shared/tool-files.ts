@@ -7,7 +7,12 @@ import { readdirSync } from "node:fs";
  */
 export function listToolFiles(toolsDir: string): string[] {
   return readdirSync(toolsDir, { withFileTypes: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith(".ts") && !entry.name.endsWith(".d.ts"))
+    .filter((entry) => entry.isFile() && isToolFileName(entry.name))
     .map((entry) => entry.name)
     .sort();
+}
+
+/** Whether a file name is one gen reads as a tool file: `*.ts`, not `*.d.ts`. */
+export function isToolFileName(name: string): boolean {
+  return name.endsWith(".ts") && !name.endsWith(".d.ts");
 }

@@ -83,11 +83,13 @@ describe("annotations: MCP hints from JSDoc tags", () => {
     expect(generation.file).toBeUndefined();
   });
 
-  it("the example tools are closed-world; those that read are read-only, those that write destructive", () => {
+  it("the example tools are closed-world; those that read are read-only (the readers idempotent), those that write destructive", () => {
     const schemas = JSON.parse(readFileSync(path.resolve("generated/schemas.json"), "utf8"));
     expect(schemas.annotations).toEqual({
       edit_file: { destructiveHint: true, openWorldHint: false },
-      ...Object.fromEntries(["get_time", "list_files", "read_file"].map((name) => [name, { readOnlyHint: true, openWorldHint: false }])),
+      get_time: { readOnlyHint: true, openWorldHint: false },
+      list_files: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+      read_file: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
       write_file: { destructiveHint: true, openWorldHint: false },
     });
   });

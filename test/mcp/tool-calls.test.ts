@@ -102,10 +102,10 @@ describe("tools/call", () => {
     expect(resultText(await server.client.callTool({ name: "add", arguments: { a: 1, b: 1 } }))).toBe("2");
   });
 
-  it("runs twenty calls at once (each returns only when all twenty are running)", async () => {
-    const results = await Promise.all(Array.from({ length: 20 }, () => server.client.callTool({ name: "gather", arguments: { count: 20 } })));
+  it("runs sixteen calls at once, the default --max-concurrent-calls (each returns only when all sixteen are running)", async () => {
+    const results = await Promise.all(Array.from({ length: 16 }, () => server.client.callTool({ name: "gather", arguments: { count: 16 } })));
     expect(results.every((result) => result.isError === undefined)).toBe(true);
-    expect(results.map(resultText).sort()).toEqual(Array.from({ length: 20 }, (_, index) => `arrived ${index + 1} of 20`).sort());
+    expect(results.map(resultText).sort()).toEqual(Array.from({ length: 16 }, (_, index) => `arrived ${index + 1} of 16`).sort());
   });
 
   it("aborts the tool's signal when the client cancels the call", async () => {
@@ -189,7 +189,9 @@ describe("the workspace boundary", () => {
     const { tools } = await real.client.listTools();
     expect(tools.map((tool) => [tool.name, tool.annotations])).toEqual([
       ["edit_file", { destructiveHint: true, openWorldHint: false }],
-      ...["get_time", "list_files", "read_file"].map((name) => [name, { readOnlyHint: true, openWorldHint: false }]),
+      ["get_time", { readOnlyHint: true, openWorldHint: false }],
+      ["list_files", { readOnlyHint: true, idempotentHint: true, openWorldHint: false }],
+      ["read_file", { readOnlyHint: true, idempotentHint: true, openWorldHint: false }],
       ["write_file", { destructiveHint: true, openWorldHint: false }],
     ]);
     expect(resultText(await real.client.callTool({ name: "read_file", arguments: { path: "notes.txt" } }))).toBe("inside\n");

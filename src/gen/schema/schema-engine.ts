@@ -32,8 +32,25 @@ export interface TypeSchemas {
   definitions: Record<string, Definition>;
 }
 
+/**
+ * How many types typescript-json-schema may expand for one tool before gen gives up: a small recursive
+ * generic (`Obj<[...N, 0]>` with two members) doubles at every level, and without a bound depth 17 writes
+ * 514 MB at 2 GB of memory. 20,000 expansions take a few seconds and far exceed any real tool's.
+ */
+export const MAX_TYPE_EXPANSIONS = 20_000;
+
+/** Thrown when one tool's types need more than `MAX_TYPE_EXPANSIONS` expansions. */
+export class SchemaTooLargeError extends Error {
+  constructor() {
+    super(`its schema needs more than ${MAX_TYPE_EXPANSIONS} type expansions (a recursive generic type that grows with every level?)`);
+    this.name = "SchemaTooLargeError";
+  }
+}
+
 export class SchemaEngine {
   private readonly table: Record<string, ts.Type> = {};
+  /** Expansions left for the `generate` in progress. */
+  private budget = MAX_TYPE_EXPANSIONS;
   private generator: JsonSchemaGenerator;
 
   /** Every documentation read of the generator goes through `docs` first. */
@@ -66,6 +83,7 @@ export class SchemaEngine {
   private generate(types: ReadonlyMap<string, ts.Type>): TypeSchemas {
     const keys = [...types.keys()].map((key) => `#${key}`);
     for (const [key, type] of types) this.table[`#${key}`] = type;
+    this.budget = MAX_TYPE_EXPANSIONS;
     try {
       const root = this.generator.getSchemaForSymbols(keys, false);
       const schemas = new Map<string, Definition>();
@@ -105,6 +123,11 @@ export class SchemaEngine {
     keepRecordValueTypes(generator as unknown as GeneratorInternals, this.checker);
     describeIntersectionsAsJson(generator as unknown as GeneratorInternals, this.checker);
     matchTemplateLiteralsExactly(generator as unknown as GeneratorInternals, this.checker);
+    const getTypeDefinition = internals.getTypeDefinition.bind(generator);
+    internals.getTypeDefinition = (...args) => {
+      if ((this.budget -= 1) < 0) throw new SchemaTooLargeError();
+      return getTypeDefinition(...args);
+    };
     return generator;
   }
 }
@@ -164,8 +187,13 @@ function brandedPrimitive(type: ts.Type): ts.Type | undefined {
   return type.isIntersection() ? type.types.find((member) => (member.flags & PRIMITIVE) !== 0) : undefined;
 }
 
-/** A JavaScript number as `String(n)` or a person writes it: `-1`, `1.5`, `.5`, `2.`, `1e-7`. */
-const NUMBER_PATTERN = String.raw`-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?`;
+/**
+ * A JavaScript number as `String(n)` or a person writes it: `-1`, `1.5`, `.5`, `2.`, `1e-7`. Each text
+ * matches one way only (no `\d+\.?\d*`, which splits a run of digits in every way), so a backtracking
+ * engine never retries it quadratically.
+ */
+const NUMBER_PATTERN = String.raw`-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?`;
+const ANY_TEXT = String.raw`[\s\S]*`;
 
 /**
  * typescript-json-schema matches `${number}` with `[0-9]*` (accepting `id-`, rejecting `id-1.5`) and
@@ -181,13 +209,26 @@ function matchTemplateLiteralsExactly(generator: GeneratorInternals, checker: ts
   };
 }
 
+/**
+ * The pattern of a template literal type, written so that a backtracking engine (what MCP clients and
+ * other validators run) stays linear on what gen writes: two `${string}` holes in a row are one, and a
+ * `${string}` hole followed by one character and another `${string}` hole stops at that character's
+ * first occurrence (`${string}:${string}:${number}` is `^[^:]*:[\s\S]*:…$`; whatever the first hole
+ * would take beyond the first `:`, the second takes as well), so no two holes compete for the same text.
+ */
 function templatePattern(type: ts.TemplateLiteralType, checker: ts.TypeChecker): string {
-  const parts = type.types.map((placeholder, index) => placeholderPattern(placeholder, type, checker) + escapeRegExp(type.texts[index + 1]!));
+  const holes = type.types.map((placeholder) => placeholderPattern(placeholder, type, checker));
+  const parts = holes.map((hole, index) => {
+    const text = type.texts[index + 1]!;
+    if (hole !== ANY_TEXT || holes[index + 1] !== ANY_TEXT) return hole + escapeRegExp(text);
+    if (text === "") return "";
+    return [...text].length === 1 ? `[^${escapeRegExp(text)}]*${escapeRegExp(text)}` : hole + escapeRegExp(text);
+  });
   return `^${escapeRegExp(type.texts[0]!)}${parts.join("")}$`;
 }
 
 function placeholderPattern(placeholder: ts.Type, template: ts.Type, checker: ts.TypeChecker): string {
-  if (placeholder.flags & (ts.TypeFlags.String | ts.TypeFlags.Any)) return String.raw`[\s\S]*`;
+  if (placeholder.flags & (ts.TypeFlags.String | ts.TypeFlags.Any)) return ANY_TEXT;
   if (placeholder.flags & ts.TypeFlags.Number) return NUMBER_PATTERN;
   if (placeholder.flags & ts.TypeFlags.BigInt) return "-?\\d+";
   throw new Error(`the template literal type ${checker.typeToString(template)} has a placeholder \${${checker.typeToString(placeholder)}} that no pattern expresses exactly; use \${string} or \${number} there`);

@@ -16,9 +16,17 @@ import {
   invalidArgumentsMessage,
   invalidJsonMessage,
   notAnObjectMessage,
+  oversizedArgumentsMessage,
   tooDeepMessage,
 } from "./tool-messages.js";
 import { validateArguments, type ValidationResult } from "./validate-arguments.js";
+
+/**
+ * The longest arguments text a call may send (16 MiB of characters; MCP lines stop at 8 MiB before it).
+ * Validation takes time linear in it (linear-validation.ts), so this bound is what keeps every call's
+ * validation short: about a second at most per MiB on a slow machine, whatever the schema's patterns.
+ */
+export const MAX_ARGUMENT_CHARS = 16_777_216;
 
 /** A tool's validator, compiled on first use; a schema that does not compile is kept as its error. */
 export type CompiledValidator = { ok: true; validate: ValidateFunction } | { ok: false; error: unknown };
@@ -42,6 +50,9 @@ export interface ArgumentCheck {
 
 export async function checkArguments(check: ArgumentCheck): Promise<CheckedArguments> {
   const { name, text, schema } = check;
+  if (text.length > MAX_ARGUMENT_CHARS) {
+    return { ok: false, outcome: { status: "invalid_arguments", content: oversizedArgumentsMessage(name, text.length, MAX_ARGUMENT_CHARS, schema) } };
+  }
   const parsed = parseToolArguments(text);
   if (!parsed.ok) {
     const content =

@@ -3,16 +3,26 @@ import { NO_OUTPUT } from "./tool-messages.js";
 
 /**
  * A tool's return value as the text the model reads: strings as they are, `undefined` (and anything
- * JSON has no text for) as "(no output)", everything else as compact JSON (bigints as strings of their digits).
+ * JSON has no text for) as "(no output)", everything else as compact JSON (bigints as strings of their
+ * digits; a `Set` as an array, a `Map` as an object when every key is a string, else as an array of
+ * `[key, value]` pairs: plain `JSON.stringify` would send both as `{}`).
  * Throws what `JSON.stringify` throws (a cycle, a throwing `toJSON`): the caller reports it.
  */
 export function renderReturnValue(value: unknown): string {
   if (typeof value === "string") return value;
   if (value === undefined) return NO_OUTPUT;
-  const text = JSON.stringify(value, (_key, member: unknown) => (typeof member === "bigint" ? member.toString() : member)) as
-    | string
-    | undefined;
+  const text = JSON.stringify(value, (_key, member: unknown) => jsonReady(member)) as string | undefined;
   return text ?? NO_OUTPUT;
+}
+
+function jsonReady(member: unknown): unknown {
+  if (typeof member === "bigint") return member.toString();
+  if (member instanceof Set) return [...member];
+  if (member instanceof Map) {
+    const entries = [...member];
+    return entries.every(([key]) => typeof key === "string") ? Object.fromEntries(entries) : entries;
+  }
+  return member;
 }
 
 /**

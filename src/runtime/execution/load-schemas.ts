@@ -1,9 +1,10 @@
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { currentInputsHash } from "../../shared/inputs-hash.js";
 import { commandLine } from "../../shared/package-layout.js";
 import type { SchemasFile } from "../../shared/schemas-file.js";
 import { NotRegularFileError, readRegularFile } from "../workspace/regular-file.js";
+import { findUnconfinedBinding } from "./confine-bindings.js";
 import { isRecord } from "./describe-json.js";
 import { jsonParseMessage } from "../../shared/json-parse-message.js";
 
@@ -12,13 +13,24 @@ export type LoadSchemasResult = { ok: true; schemas: SchemasFile } | { ok: false
 const RUN_GEN = `run ${commandLine("gen")}`;
 
 /**
+ * The largest schemas file read (64 MiB): gen writes at most 1 MiB of `parameters` per tool, and a file
+ * past this is refused at once instead of being parsed for minutes.
+ */
+export const MAX_SCHEMAS_FILE_BYTES = 67_108_864;
+
+/**
  * Reads `generated/schemas.json` and refuses it when it is missing, unreadable, not a schemas file, or
  * stale (the tool sources changed since it was written: the hash recorded by the generator no longer
- * matches the files), or not a regular file (a device or FIFO is never read). Never throws; the message says what is wrong and what to run.
+ * matches the files), or not a regular file (a device or FIFO is never read), or binding a tool to
+ * anything but a tool file of its tools folder (`confine-bindings.ts`). Never throws; the message says what is wrong and what to run.
  */
 export function loadSchemas(schemasPath: string): LoadSchemasResult {
   let text: string;
   try {
+    const size = statSync(schemasPath).size;
+    if (size > MAX_SCHEMAS_FILE_BYTES) {
+      return failure(`${schemasPath} is ${size} bytes, over the limit of ${MAX_SCHEMAS_FILE_BYTES} for a schemas file, so it was not read: ${RUN_GEN} to write it again.`);
+    }
     text = readRegularFile(schemasPath);
   } catch (error) {
     if (error instanceof NotRegularFileError) return failure(`${error.message}: give the path of the schemas file npm run gen writes.`);
@@ -46,6 +58,11 @@ export function loadSchemas(schemasPath: string): LoadSchemasResult {
   }
   if (hash !== schemas.inputs.hash) {
     return failure(`${schemasPath} is out of date: the tool sources changed since it was generated. ${capitalize(RUN_GEN)} to regenerate it.`);
+  }
+  // The staleness record is easily forged: this rule holds whatever it says.
+  const unconfined = findUnconfinedBinding(schemasDir, schemas);
+  if (unconfined !== undefined) {
+    return failure(`${schemasPath} cannot be served: ${unconfined}. ${capitalize(RUN_GEN)} to write it again.`);
   }
   return { ok: true, schemas };
 }

@@ -57,7 +57,21 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 
 function callEnded(): void {
   calls.count -= 1;
-  if (calls.count === 0) storage.disable();
+  // Not at once: a promise the tool rejected without awaiting is reported after this turn of the event
+  // loop, and its report names the tool only while the store is on.
+  if (calls.count === 0) setImmediate(() => calls.count === 0 && storage.disable());
+}
+
+/** Where the executor notes the tool's name in the context it hands to the call. */
+export const TOOL_NAME = Symbol.for("sigloop.toolName");
+
+/**
+ * The name of the tool whose call's asynchronous context this is, for a process-wide handler of a late
+ * error: known while any call is in progress (the store is switched off between calls, see above).
+ */
+export function strayErrorOrigin(): string | undefined {
+  const name = (storage.getStore() as { [TOOL_NAME]?: unknown } | undefined)?.[TOOL_NAME];
+  return typeof name === "string" ? name : undefined;
 }
 
 /**

@@ -9,6 +9,7 @@ import { bindArguments } from "./bind-arguments.js";
 import { callWithTimeout } from "./call-with-timeout.js";
 import { argumentsText, checkArguments, type CompiledValidator } from "./check-arguments.js";
 import { importToolModule } from "./import-tool-module.js";
+import { TOOL_NAME } from "./tool-context.js";
 import { capContent, renderReturnValue } from "./format-tool-result.js";
 import {
   abortedMessage,
@@ -49,6 +50,8 @@ export interface ToolExecutorOptions {
   readOnly?: boolean;
 }
 
+export { MAX_ARGUMENT_CHARS } from "./check-arguments.js";
+
 /** The default of `maxResultChars`. */
 export const DEFAULT_MAX_RESULT_CHARS = 50_000;
 
@@ -58,6 +61,8 @@ export const DEFAULT_MAX_RESULT_CHARS = 50_000;
  */
 export interface ToolRun extends ToolOutcome {
   returned?: { value: unknown; notes: string[] };
+  /** Beside `returned`: the value as text, rendered once (a `toJSON` may work only once), uncapped. */
+  rendered?: string;
 }
 
 export interface ToolRunner extends ToolExecutor {
@@ -179,7 +184,7 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolRunner & P
     const fn = await loadFunction(entry);
     if (typeof fn === "string") return { status: "tool_error", content: loadFailedMessage(name, entry.binding.file, fn) };
     // The tool learns where its result will be cut, so it can stop there with a note of its own.
-    const toolContext: ToolContext = { ...context, maxResultChars: resultCut(context) };
+    const toolContext: ToolContext = { ...context, maxResultChars: resultCut(context), [TOOL_NAME]: name } as ToolContext;
     const result = await callWithTimeout(fn, bindArguments(entry.binding.call, checked.args), toolContext, timeoutMs);
     switch (result.kind) {
       case "timeout":
@@ -199,7 +204,7 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolRunner & P
           return { status: "tool_error", content: unrenderableResultMessage(name, error) };
         }
         const { notes } = checked;
-        return { status: "ok", content: [...notes, body].join("\n"), returned: { value: result.value, notes } };
+        return { status: "ok", content: [...notes, body].join("\n"), returned: { value: result.value, notes }, rendered: body };
       }
     }
   }
@@ -252,6 +257,10 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolRunner & P
     },
     needsApproval: (name) => entries.has(name) && asksApproval(name),
     run,
+    sharesIdenticalCalls(name) {
+      const hints = Object.hasOwn(schemas.annotations ?? {}, name) ? schemas.annotations![name] : undefined;
+      return hints?.readOnlyHint === true && hints.idempotentHint === true;
+    },
     async execute(call, context) {
       const { status, content } = await run(call, context);
       return { status, content };
@@ -281,7 +290,8 @@ export function suggestName(name: string, toolNames: readonly string[]): string 
 function exportedValue(module: unknown, name: string): unknown {
   if (typeof module !== "object" || module === null) return undefined;
   const namespace = module as Record<string, unknown>;
-  if (name in namespace) return namespace[name];
+  // Own exports only: `constructor` or `toString` must not find Object.prototype's.
+  if (Object.hasOwn(namespace, name)) return namespace[name];
   const commonJs = namespace.default;
-  return typeof commonJs === "object" && commonJs !== null ? (commonJs as Record<string, unknown>)[name] : undefined;
+  return typeof commonJs === "object" && commonJs !== null && Object.hasOwn(commonJs, name) ? (commonJs as Record<string, unknown>)[name] : undefined;
 }

@@ -39,6 +39,14 @@ export function invalidJsonMessage(tool: string, parserMessage: string, received
   ].join("\n");
 }
 
+export function oversizedArgumentsMessage(tool: string, length: number, limit: number, schema: ParametersSchema): string {
+  return [
+    `The arguments for ${tool} are ${length} characters of JSON, over the limit of ${limit}, so they were not read and it was not run.`,
+    parametersLine(schema),
+    `Send shorter arguments: split the work into several calls.`,
+  ].join("\n");
+}
+
 export function notAnObjectMessage(tool: string, received: unknown, schema: ParametersSchema): string {
   return [
     `The arguments for ${tool} must be a JSON object with the parameters as keys, but came as ${previewValue(received)}.`,

@@ -3,6 +3,7 @@ import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import type { JsonSchema, ParametersSchema } from "../../shared/schemas-file.js";
 import { formatPath, isRecord, previewValue, resolvePointer, shorten, type PathSegment } from "./describe-json.js";
 import { describeProblems } from "./describe-problems.js";
+import { re2Engine, useLinearUniqueItems } from "./linear-validation.js";
 import { groupUnionErrors, type FailedUnion } from "./union-errors.js";
 
 const require = createRequire(import.meta.url);
@@ -24,7 +25,8 @@ export type ValidationResult =
  * annotation keywords Ajv does not know; `validateSchema: false` because checking each schema against the
  * draft-07 meta-schema means compiling that meta-schema first (~45 ms, most of a run's first tool call),
  * while gen writes only schemas that compile in strict Ajv and Ajv itself still refuses a keyword whose
- * value has the wrong type (`minLength: "5"`, `type: "strin"`). Ajv is loaded here, once a run needs it, not at start-up:
+ * value has the wrong type (`minLength: "5"`, `type: "strin"`); patterns and `uniqueItems` in linear time
+ * (`linear-validation.ts`), so no schema makes a call hold the process. Ajv is loaded here, once a run needs it, not at start-up:
  * loading it costs about as much as loading the `openai` SDK, and the first request needs neither.
  * Loaded with `require`, not `import()`: Ajv is CommonJS, and an `import()` of it would first go through
  * the ES module loader (and its hooks, when a TypeScript loader is registered) for nothing.
@@ -32,7 +34,8 @@ export type ValidationResult =
 export async function createAjv(dialect: SchemaDialect = "draft-07"): Promise<Ajv> {
   const AjvClass = ajvClassOf(dialect);
   const addFormats = (require("ajv-formats") as typeof import("ajv-formats")).default;
-  return addFormats(new AjvClass({ allErrors: true, verbose: true, strict: false, validateSchema: false }));
+  const ajv = new AjvClass({ allErrors: true, verbose: true, strict: false, validateSchema: false, ownProperties: true, code: { regExp: re2Engine } });
+  return addFormats(useLinearUniqueItems(ajv));
 }
 
 /**

@@ -10,6 +10,7 @@ import { DEFAULT_TURN_RESULT_CHARS, resultShare, turnResultBudget } from "../com
 import type { AgentEvent, RunResult, ToolCallResult } from "./agent-events.js";
 import { interruptedToolResults } from "./interrupted-tool-calls.js";
 import { mapLimited } from "./map-limited.js";
+import { canonicalJson } from "../../shared/canonical-json.js";
 import { addUsage, describeFailure, errorText } from "./run-accounting.js";
 import type { AssistantMessage, ChatMessage, ToolCall, ToolMessage } from "./messages.js";
 import type { ModelTurn, TokenUsage, ToolContext, ToolExecutor, TurnRequester } from "./types.js";
@@ -251,11 +252,12 @@ export function createAgent(options: AgentOptions): Agent {
     // Calls that need approval run one after the other, in call order, while the others run as usual: the
     // user is asked one question at a time, and each preview shows the file as the call before left it.
     let approvalQueue: Promise<unknown> = Promise.resolve();
+    const shared: SharedRuns = new Map();
     const results = await mapLimited(calls, maxParallel, async (call): Promise<ToolCallResult> => {
       if (signal.aborted) return { status: "aborted", content: "" };
       const runCall = async (): Promise<ToolCallResult> => {
         emit({ type: "tool_call_start", turn, call });
-        const result = await runOneToolCall(call, info, maxResultChars, options, approverFor(call, info));
+        const result = await runOneToolCall(call, info, maxResultChars, options, approverFor(call, info), shared);
         emit({ type: "tool_call_end", turn, call, result });
         return result;
       };
@@ -394,7 +396,7 @@ function toolMessage(call: ToolCall, result: ToolCallResult): ToolMessage {
 }
 
 async function runOneToolCall(
-  call: ToolCall, info: ToolCallInfo, maxResultChars: number, options: AgentOptions, approve: NonNullable<ToolContext["approve"]>,
+  call: ToolCall, info: ToolCallInfo, maxResultChars: number, options: AgentOptions, approve: NonNullable<ToolContext["approve"]>, shared: SharedRuns,
 ): Promise<ToolCallResult> {
   let decision: unknown;
   try {
@@ -404,7 +406,7 @@ async function runOneToolCall(
   }
   const result: ToolCallResult = isBlock(decision)
     ? { status: "blocked", content: `Tool call blocked: ${decision.block}` }
-    : await executeSafely(call, info, maxResultChars, options, approve);
+    : await executeShared(call, info, maxResultChars, options, approve, shared);
   if (!options.afterToolCall) return result;
   try {
     return (await options.afterToolCall(call, result, info)) ?? result;
@@ -415,6 +417,41 @@ async function runOneToolCall(
 
 function isBlock(decision: unknown): decision is { block: string } {
   return typeof decision === "object" && decision !== null && "block" in decision;
+}
+
+/** One turn's runs of read-only, idempotent tools, by tool name and canonical arguments. */
+type SharedRuns = Map<string, Promise<ToolCallResult>>;
+
+/**
+ * Identical calls of one turn to a tool the executor says may share (read-only and idempotent) run once
+ * and each gets the result: 200 `list_files` of one large directory walk it once, not 200 times.
+ */
+function executeShared(
+  call: ToolCall, info: ToolCallInfo, maxResultChars: number, options: AgentOptions, approve: NonNullable<ToolContext["approve"]>, shared: SharedRuns,
+): Promise<ToolCallResult> {
+  const name = typeof call.function?.name === "string" ? call.function.name : undefined;
+  if (name === undefined || options.executor.sharesIdenticalCalls?.(name) !== true) return executeSafely(call, info, maxResultChars, options, approve);
+  const args = argumentsKey(call.function.arguments);
+  if (args === undefined) return executeSafely(call, info, maxResultChars, options, approve);
+  const key = `${name}\n${args}`;
+  let run = shared.get(key);
+  if (run === undefined) {
+    run = executeSafely(call, info, maxResultChars, options, approve);
+    shared.set(key, run);
+  }
+  return run;
+}
+
+/**
+ * Arguments that are equal as JSON share a key whatever their spacing or key order; `undefined` for
+ * arguments that are not JSON or nest too deeply to write again (such a call runs on its own).
+ */
+function argumentsKey(text: unknown): string | undefined {
+  try {
+    return canonicalJson(typeof text === "string" ? JSON.parse(text) : (text ?? null));
+  } catch {
+    return undefined;
+  }
 }
 
 /** The executor promises never to reject; if a custom one does, the call still gets a result. */

@@ -94,4 +94,9 @@ export interface ToolExecutor {
   execute(call: ToolCall, context: ToolContext): Promise<ToolOutcome>;
   /** The origin and annotations of an offered tool; undefined for a name not offered. */
   describe?(name: string): ToolInfo | undefined;
+  /**
+   * Whether identical calls of one turn to this tool may share one run (the tool is declared read-only
+   * and idempotent: `@readOnly` and `@idempotent`). Absent: every call runs.
+   */
+  sharesIdenticalCalls?(name: string): boolean;
 }

@@ -196,6 +196,7 @@ export function createMcpToolSet(options: McpToolSetOptions): McpToolSet {
       return offered;
     },
     execute,
+    sharesIdenticalCalls: (name) => localNames.has(name) && local.sharesIdenticalCalls?.(name) === true,
     needsApproval(name) {
       if (localNames.has(name)) return local.needsApproval?.(name) === true;
       const entry = byName.get(name);
