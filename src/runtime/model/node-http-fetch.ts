@@ -145,6 +145,8 @@ class Exchange implements Dispatcher.DispatchHandler {
     }
     controller.pause();
     this.body = new ResponseBody(controller);
+    // An error of a body nobody reads must not become an uncaught 'error' event; readers still get it.
+    this.body.on("error", () => undefined);
     this.body.on("close", () => this.finish());
     this.resolve(withBody(response, this.body));
   }
