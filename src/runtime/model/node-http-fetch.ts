@@ -100,10 +100,10 @@ function payloadOf(body: RequestInit["body"]): string | Uint8Array | undefined |
 }
 
 /**
- * One request's handler: resolves with the response at its headers, then feeds its body stream. The body
- * is read from the connection only as the stream is read (the handler pauses at the headers), so a body
- * dropped unread is still in flight, and dropping it closes its connection (as cancelling `fetch`'s body
- * does) rather than leaving it to the pool mid-response.
+ * One request's handler: resolves with the response at its headers, then feeds its body stream. An error
+ * reply's body is read from the connection only as the stream is read (the handler pauses at its headers),
+ * so one the SDK drops unread (a status it retries) is still in flight, and dropping it closes its
+ * connection (as cancelling `fetch`'s body does) rather than leaving it to the pool mid-response.
  */
 class Exchange implements Dispatcher.DispatchHandler {
   private controller: Dispatcher.DispatchController | undefined;
@@ -143,8 +143,12 @@ class Exchange implements Dispatcher.DispatchHandler {
       this.resolve(response);
       return;
     }
-    controller.pause();
+    // Only an error reply waits: the SDK reads every successful body, and pausing one at its start stalls
+    // undici's decompression of a stream on Node 24 (a br stream went silent until the idle timeout).
+    if (statusCode >= 400) controller.pause();
     this.body = new ResponseBody(controller);
+    // An error of a body nobody reads must not become an uncaught 'error' event; readers still get it.
+    this.body.on("error", () => undefined);
     this.body.on("close", () => this.finish());
     this.resolve(withBody(response, this.body));
   }

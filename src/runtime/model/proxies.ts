@@ -37,9 +37,13 @@ export function proxySettings(env: Env): { httpProxy?: string; httpsProxy?: stri
   };
 }
 
-/** The proxy a request to `target` is sent through unless NO_PROXY exempts it (undici's choice: an https target without its own proxy uses the http one). */
+/**
+ * The proxy a request to `target` is sent through unless NO_PROXY exempts it, as undici chooses: an https
+ * target whose own variable is unset or empty uses the http one.
+ */
 function proxyFor(target: URL, env: Env): { variable: ProxyVariable; url: URL } | undefined {
-  const chosen = (target.protocol === "https:" ? variable(env, "HTTPS_PROXY") : undefined) || variable(env, "HTTP_PROXY");
+  const https = target.protocol === "https:" ? variable(env, "HTTPS_PROXY") : undefined;
+  const chosen = https !== undefined && https.value !== "" ? https : variable(env, "HTTP_PROXY");
   if (chosen === undefined || chosen.value === "") return undefined;
   try {
     return { variable: chosen, url: new URL(chosen.value) };
@@ -71,6 +75,7 @@ const UNREACHABLE: Record<string, string> = {
 export function proxyFailure(error: Error, target: URL, env: Env = process.env): TransportRefusal | undefined {
   const proxy = proxyFor(target, env);
   if (proxy === undefined) return undefined;
+  // The origin alone: never the URL's user or password.
   const where = `the proxy ${proxy.url.origin} (${proxy.variable.name})`;
   const Where = `The proxy ${proxy.url.origin} (${proxy.variable.name})`;
   const refusal = (what: string, hint: string) => new TransportRefusal(`through ${where}: ${what}`, hint, { cause: error });
