@@ -71,7 +71,7 @@ export async function runDemo(argv: readonly string[] = []): Promise<number> {
   }
   const parsed = parseAgentArgs(argv);
   const flags = parsed.ok ? parsed.args : undefined;
-  if (flags === undefined || flags.prompt !== undefined || Object.keys(flags).some((key) => !["provider", "stream"].includes(key))) {
+  if (flags === undefined || flags.prompt !== undefined || Object.keys(flags).some((key) => !["provider", "stream", "help"].includes(key))) {
     const stray = argv.find((token) => token.startsWith("-") && !(token.split("=")[0]! in DEMO_FLAGS));
     const problem =
       stray !== undefined

@@ -49,6 +49,11 @@ export interface McpServerOptions {
 export interface NewServerOptions {
   /** Whether it advertises `listChanged` and is told of reloads (not for a stateless request's server). */
   listChanged: boolean;
+  /**
+   * A stateless request's server: it serves one request and never sees the client's `initialize`, so it
+   * does not hold requests to MCP's lifecycle (a session's server does).
+   */
+  stateless?: boolean;
   /** Called with +1 when one of its calls starts (queued or running) and -1 when it has its outcome. */
   onCallActivity?: (delta: 1 | -1) => void;
   /** Called once its transport has closed (it is then told of no more reloads). */
@@ -92,12 +97,12 @@ export function createMcpServer(options: McpServerOptions): McpServerHandle {
   function newServer(serverOptions: NewServerOptions): Server {
     const server = new Server(options.info, { capabilities: { tools: serverOptions.listChanged ? { listChanged: true } : {} } });
     server.setRequestHandler(ListToolsRequestSchema, (request) => {
-      refuseBeforeInitialize(server, request.method);
+      refuseBeforeInitialize(server, serverOptions.stateless, request.method);
       return { tools: tools.list };
     });
     server.fallbackRequestHandler = async (request, extra) => {
       if (request.method !== "tools/call") throw protocolError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
-      refuseBeforeInitialize(server, request.method);
+      refuseBeforeInitialize(server, serverOptions.stateless, request.method);
       serverOptions.onCallActivity?.(1);
       const call = queuedCall(request, extra.signal);
       inFlight.add(call);
@@ -129,8 +134,8 @@ export function createMcpServer(options: McpServerOptions): McpServerHandle {
   }
 
   /** MCP's lifecycle: nothing but `initialize` and `ping` is served before the client's `initialize`. */
-  function refuseBeforeInitialize(server: Server, method: string): void {
-    if (server.getClientVersion() === undefined) {
+  function refuseBeforeInitialize(server: Server, stateless: boolean | undefined, method: string): void {
+    if (stateless !== true && server.getClientVersion() === undefined) {
       throw protocolError(ErrorCode.InvalidRequest, `Invalid Request: ${method} before initialize; send initialize first, as MCP's lifecycle says.`);
     }
   }

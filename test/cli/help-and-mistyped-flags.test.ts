@@ -47,7 +47,7 @@ describe("--help and -h", () => {
     for (const argv of [["--help"], ["-h"]]) {
       const run = demo(argv);
       expect(run).toMatchObject({ code: 0, stderr: "" });
-      expect(run.stdout).toMatch(/^Usage: npm run demo\n/);
+      expect(run.stdout).toMatch(/^Usage: npm run demo -- \[--provider chat\|anthropic\|responses\]\n/);
       expect(run.stdout).not.toContain("SCRIPTED");
     }
   }, 60_000);

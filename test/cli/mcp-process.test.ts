@@ -49,7 +49,7 @@ for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
   it(`${signal} during a call: the call is cancelled on the server, exit ${code}, no process left`, async () => {
     const { config, record, spawned } = setup();
     fx.server.setScript([{ toolCalls: [{ id: "s1", name: "rec__slow", arguments: "{}" }] }, { content: "never" }]);
-    const agent = spawnCli(["--schemas", fx.schemas, "--mcp", config, "--no-stream", "wait"], cliEnv(fx.server.baseURL));
+    const agent = spawnCli(["--schemas", fx.schemas, "--mcp", config, "--allow", "*", "--no-stream", "wait"], cliEnv(fx.server.baseURL));
     await until(() => recorded(record).some((entry) => entry.call === "slow"));
     const serverPid = recorded(record)[0]!.pid as number;
     const childPid = recorded(spawned)[0]!.child as number;
@@ -65,7 +65,7 @@ for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
 it("an answer closes every server, and what they started", async () => {
   const { config, record, spawned } = setup();
   fx.server.setScript([{ toolCalls: [{ id: "a", name: "rec__shout", arguments: '{"text":"x"}' }] }, { content: "done" }]);
-  const agent = spawnCli(["--schemas", fx.schemas, "--mcp", config, "--no-stream", "go"], cliEnv(fx.server.baseURL));
+  const agent = spawnCli(["--schemas", fx.schemas, "--mcp", config, "--allow", "*", "--no-stream", "go"], cliEnv(fx.server.baseURL));
   const run = await agent.done;
   expect(run).toMatchObject({ code: 0, stdout: "done\n" });
   const serverPid = recorded(record)[0]!.pid as number;

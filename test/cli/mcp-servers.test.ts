@@ -23,8 +23,9 @@ function writeConfig(servers: Record<string, unknown>, extra: Record<string, unk
   return file;
 }
 
-async function cli(argv: string[], env = cliEnv(fx.server.baseURL)): Promise<CliRun> {
-  const run = await runCliInProcess(["--schemas", fx.schemas, "--no-stream", ...argv], env, fx.dir);
+/** These runs are about the client, so every call is allowed; the approval a server's tool needs has its own test. */
+async function cli(argv: string[], env = cliEnv(fx.server.baseURL), allow = ["--allow", "*"]): Promise<CliRun> {
+  const run = await runCliInProcess(["--schemas", fx.schemas, "--no-stream", ...allow, ...argv], env, fx.dir);
   fx.outputs.push(run.stdout, run.stderr);
   return run;
 }
@@ -117,7 +118,7 @@ describe("every call is checked before it is sent", () => {
       'The tool "rec__nothing" is not available: the MCP server "rec" does not offer it in this run. Available tools: echo, fail, wait_for_abort, rec__shout, rec__free, rec__slow, rec__fails, rec__picture.',
     );
     expect(results[4]?.content).toBe(
-      "The tool rec__fails itself failed: Error: the disk is full\nIts arguments were valid, so this is not an argument problem; retrying with other arguments of the same form will not help.",
+      "The tool rec__fails itself failed: Error: the disk is full",
     );
     expect(results[5]?.content).toBe("a red dot\n[image: image/png, 12345 bytes, not shown]");
     const calls = recorded(record).filter((entry) => entry.call !== undefined).map(({ call, arguments: args }) => ({ call, args }));
@@ -127,6 +128,25 @@ describe("every call is checked before it is sent", () => {
       { call: "fails", args: {} },
       { call: "picture", args: {} },
     ]);
+  });
+
+  it("a server's tool that does not say readOnlyHint needs approval: without a terminal or --allow it is refused and never sent", async () => {
+    const record = path.join(tempDir(), "record.jsonl");
+    const config = writeConfig({ rec: faultServer("record", record) });
+    fx.server.setScript([
+      {
+        toolCalls: [
+          { id: "a", name: "rec__shout", arguments: '{"text":"hi"}' },
+          { id: "b", name: "rec__free", arguments: '{"a":"x"}' },
+        ],
+      },
+      { content: "done" },
+    ]);
+    const run = await cli(["--mcp", config, "go"], cliEnv(fx.server.baseURL), []);
+    expect(run.code).toBe(0);
+    expect(toolResults().map((result) => result.content)).toEqual(["HI", "The user did not approve this call to rec__free, so it was not run."]);
+    const calls = recorded(record).filter((entry) => entry.call !== undefined).map(({ call }) => call);
+    expect(calls).toEqual(["shout"]);
   });
 
   it("a schema the validator cannot compile makes that tool an error result; the server's other tools work", async () => {

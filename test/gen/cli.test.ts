@@ -70,7 +70,7 @@ describe("--tools and --out outside the project", () => {
           properties: { from: { type: "number", description: "First line." }, to: { type: "number" } },
           additionalProperties: false, required: ["from", "to"],
         },
-        style: { type: "string", description: "How to show them.", enum: ["fancy", "plain"], default: "plain" },
+        style: { type: "string", description: "How to show them.", enum: ["plain", "fancy"], default: "plain" },
       },
       additionalProperties: false,
       required: ["file", "range"],

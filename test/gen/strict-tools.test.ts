@@ -115,7 +115,7 @@ describe("strictTools in the schemas file", () => {
 
   it("offers the built-in tools strictly: read_file's optional offset and limit admit null", () => {
     const { tools, strictTools } = generate(path.join(repoRoot, "tools")).file!;
-    expect(strictTools!.map((tool) => tool.function.strict)).toEqual([true, true, true]);
+    expect(strictTools!.map((tool) => tool.function.strict)).toEqual([true, true, true, true, true]);
     expect(tools.every((tool) => tool.function.strict === undefined)).toBe(true);
     expect(strictTools!.find((tool) => tool.function.name === "read_file")!.function.parameters).toEqual(obj({
       path: { type: "string", description: 'The file, relative to the workspace root (for example "src/index.ts"), or an absolute path inside the workspace. At least 1 character.' },

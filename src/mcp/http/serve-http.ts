@@ -196,7 +196,7 @@ export async function serveHttp(options: ServeHttpOptions): Promise<{ ok: true; 
   async function statelessRequest(req: IncomingMessage, res: ServerResponse, record: RequestRecord, message: JSONRPCMessage): Promise<void> {
     const session: HttpSession = { transport: new StreamableHTTPServerTransport({ sessionIdGenerator: undefined }), busy: 0, lastActive: Date.now(), awaiting: new Map() };
     observeOutcomes(session);
-    const server = handle.newServer({ listChanged: false });
+    const server = handle.newServer({ listChanged: false, stateless: true });
     await server.connect(session.transport);
     // The client has gone or has its answer: a call still running for it is aborted.
     res.once("close", () => void server.close());

@@ -10,10 +10,17 @@ import type { ToolContext } from "../loop/types.js";
 const STORE = Symbol.for("sigloop.toolCallContext");
 const CALLS = Symbol.for("sigloop.toolCallsInProgress");
 
-/** One call's context, emptied when the call settles: work it left running then sees none. */
+/**
+ * One call's context, emptied when the call settles: work it left running then sees none. The tool's
+ * name stays, so that a late error of that work can still say whose it was.
+ */
 interface CallCell {
   context: ToolContext | undefined;
+  tool: string | undefined;
 }
+
+/** Where the executor notes the tool's name in the context it hands to the call. */
+export const TOOL_NAME = Symbol.for("sigloop.toolName");
 
 const shared = globalThis as { [STORE]?: AsyncLocalStorage<CallCell>; [CALLS]?: { count: number } };
 const storage = (shared[STORE] ??= new AsyncLocalStorage<CallCell>());
@@ -33,7 +40,8 @@ const calls = (shared[CALLS] ??= { count: 0 });
  */
 export function runWithToolContext<T>(context: ToolContext, fn: () => T): T {
   calls.count += 1;
-  const cell: CallCell = { context };
+  const name = (context as { [TOOL_NAME]?: unknown })[TOOL_NAME];
+  const cell: CallCell = { context, tool: typeof name === "string" ? name : undefined };
   const ended = () => {
     cell.context = undefined;
     callEnded();
@@ -62,16 +70,12 @@ function callEnded(): void {
   if (calls.count === 0) setImmediate(() => calls.count === 0 && storage.disable());
 }
 
-/** Where the executor notes the tool's name in the context it hands to the call. */
-export const TOOL_NAME = Symbol.for("sigloop.toolName");
-
 /**
  * The name of the tool whose call's asynchronous context this is, for a process-wide handler of a late
  * error: known while any call is in progress (the store is switched off between calls, see above).
  */
 export function strayErrorOrigin(): string | undefined {
-  const name = (storage.getStore() as { [TOOL_NAME]?: unknown } | undefined)?.[TOOL_NAME];
-  return typeof name === "string" ? name : undefined;
+  return storage.getStore()?.tool;
 }
 
 /**
