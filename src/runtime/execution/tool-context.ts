@@ -28,8 +28,9 @@ const calls = (shared[CALLS] ??= { count: 0 });
 
 /**
  * Runs `fn` with `context` visible to every `toolContext()` call it makes, however deep or async, until
- * what it returns settles. On Node 20 a store in use makes every promise of the process pay for a hook,
- * the SDK's and `fetch`'s included (a tenth of an agent turn, measured in docs/tool-execution.md), so
+ * what it returns settles. Where the store runs on async hooks (Node 22; Node 20, where it was measured)
+ * a store in use makes every promise of the process pay for a hook, the SDK's and `fetch`'s included (a
+ * tenth of an agent turn, measured in docs/tool-execution.md), so
  * the store is switched off (`disable()`) whenever no call is in progress and switched on again by the
  * next call. Work a tool leaves running after its result (a timer it did not await) runs after its call
  * ended: there, as outside any call, `toolContext()` gives the defaults. Switching the store off is not
