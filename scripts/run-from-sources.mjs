@@ -20,6 +20,7 @@
  * Usage: node scripts/run-from-sources.mjs [--in-memory-with FLAG] <entry.ts> [arguments for the entry…]
  */
 import { createHash } from "node:crypto";
+import { enableCompileCache } from "node:module";
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -27,7 +28,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const cacheDir = path.join(root, "node_modules", ".cache", "sigloop");
 
-/** @typedef {{ bundle: string, inputs: Record<string, string> }} Manifest */
+/** @typedef {{ bundle: string, chunks?: string[], inputs: Record<string, string> }} Manifest */
 
 const inMemoryWith = process.argv[2] === "--in-memory-with" ? process.argv[3] : undefined;
 const launcherArgs = inMemoryWith === undefined ? 1 : 3;
@@ -45,6 +46,9 @@ if (url === undefined) {
   register();
   await import(pathToFileURL(entry).href);
 } else {
+  // As the installed bin does (src/shared/compile-cache.ts): a later run deserializes the packages'
+  // compiled code. Not for a run that writes nothing.
+  if (!writesNothing) enableCompileCache();
   await import(url);
 }
 
@@ -58,14 +62,14 @@ function freshBundle() {
     return undefined;
   }
   for (const [file, stamp] of Object.entries(manifest.inputs)) if (stampOf(file) !== stamp) return undefined;
-  // A cache folder cleaned by hand can hold the manifest without its bundle.
-  return stampOf(manifest.bundle) === "missing" ? undefined : manifest.bundle;
+  // A cache folder cleaned by hand can hold the manifest without its bundle or its chunks.
+  if ([manifest.bundle, ...(manifest.chunks ?? [])].some((file) => stampOf(file) === "missing")) return undefined;
+  return manifest.bundle;
 }
 
 /** Bundles the entry and returns the URL to import it from: the cached file, recorded with what it was built from. */
 async function rebuild() {
   const { build } = await import("esbuild");
-  const prefix = `sources-${hash(entry)}-`;
   /** @type {import("esbuild").Plugin} */
   const ownUrls = {
     name: "own-import-meta-url",
@@ -76,14 +80,23 @@ async function rebuild() {
       }));
     },
   };
+  // Split into chunks, so that a package a lazily imported module needs loads with that module, not with
+  // every run (a single-file bundle hoists every package import to its top: the provider SDKs and the
+  // MCP SDK, about 0.2 s each). An in-memory bundle is one data: URL, so it cannot be split.
+  const outdir = path.join(cacheDir, `sources-${hash(entry)}`);
   const result = await build({
     entryPoints: [entry],
     absWorkingDir: root,
     bundle: true,
+    splitting: !writesNothing,
+    outdir,
+    // Named by content, so a run never imports a file another run is replacing.
+    entryNames: "[name]-[hash]",
+    chunkNames: "chunk-[hash]",
     packages: "external",
     platform: "node",
     format: "esm",
-    target: "node20",
+    target: "node22",
     write: false,
     metafile: true,
     logLevel: "silent",
@@ -93,20 +106,22 @@ async function rebuild() {
   // The launcher itself is an input too: how it bundles is part of what a bundle is.
   const files = [fileURLToPath(import.meta.url), ...Object.keys(result.metafile.inputs).map((file) => path.resolve(root, file))];
   const inputs = Object.fromEntries(files.map((file) => [file, stampOf(file)]));
-  const text = result.outputFiles[0]?.text ?? "";
+  const entryOutput = Object.entries(result.metafile.outputs).find(([, output]) => output.entryPoint !== undefined)?.[0];
+  const entryFile = entryOutput === undefined ? undefined : path.resolve(root, entryOutput);
+  const bundleOutput = result.outputFiles.find((output) => output.path === entryFile);
+  if (bundleOutput === undefined) throw new Error("esbuild wrote no entry file");
   // Its only imports are Node's own modules (packages are loaded with createRequire), so it runs as data.
-  if (writesNothing) return `data:text/javascript;base64,${Buffer.from(text).toString("base64")}`;
-  mkdirSync(cacheDir, { recursive: true });
-  // Named by content, so a run never imports a bundle another run is replacing.
-  const bundle = path.join(cacheDir, `${prefix}${hash(text)}.mjs`);
-  writeAtomically(bundle, text);
-  writeAtomically(manifestFile, JSON.stringify({ bundle, inputs }));
-  // Bundles of earlier sources, once no run can still be about to import them.
-  for (const name of readdirSync(cacheDir)) {
-    const file = path.join(cacheDir, name);
-    if (name.startsWith(prefix) && file !== bundle && Date.now() - stampTime(file) > 10 * 60_000) rmSync(file, { force: true });
+  if (writesNothing) return `data:text/javascript;base64,${Buffer.from(bundleOutput.text).toString("base64")}`;
+  mkdirSync(outdir, { recursive: true });
+  const written = result.outputFiles.map((output) => output.path);
+  for (const output of result.outputFiles) writeAtomically(output.path, output.text);
+  writeAtomically(manifestFile, JSON.stringify({ bundle: bundleOutput.path, chunks: written.filter((file) => file !== bundleOutput.path), inputs }));
+  // Files of earlier sources, once no run can still be about to import them.
+  for (const name of readdirSync(outdir)) {
+    const file = path.join(outdir, name);
+    if (!written.includes(file) && Date.now() - stampTime(file) > 10 * 60_000) rmSync(file, { force: true });
   }
-  return pathToFileURL(bundle).href;
+  return pathToFileURL(bundleOutput.path).href;
 }
 
 /** @param {string} file */

@@ -6,6 +6,7 @@
  */
 import path from "node:path";
 import { flagGiven, helpRequested } from "../shared/command-flags.js";
+import { enableModuleCompileCache } from "../shared/compile-cache.js";
 import { projectRootFor } from "../shared/project-root.js";
 
 export interface Command {
@@ -27,6 +28,7 @@ export const COMMANDS: Record<string, Command> = {
   agent: {
     summary: 'run the agent over generated/schemas.json: sigloop agent [flags] "prompt" (sigloop agent --help)',
     async run(argv) {
+      enableModuleCompileCache();
       const { runAgentProcess } = await import("../cli/agent-process.js");
       const root = projectRoot(argv, SCHEMAS_FILE);
       return runAgentProcess({ argv, cwd: process.cwd(), projectRoot: root, envFile: path.join(root, ".env") });
@@ -35,6 +37,7 @@ export const COMMANDS: Record<string, Command> = {
   mcp: {
     summary: "serve the tools over MCP (stdio, or --http [HOST:]PORT) to clients: sigloop mcp --workspace DIR (sigloop mcp --help)",
     async run(argv) {
+      enableModuleCompileCache();
       const { runMcpProcess } = await import("../mcp/mcp-process.js");
       return runMcpProcess({ argv, cwd: process.cwd(), projectRoot: projectRoot(argv, SCHEMAS_FILE) });
     },
@@ -42,6 +45,7 @@ export const COMMANDS: Record<string, Command> = {
   demo: {
     summary: "watch a scripted model make every classic mistake and the loop recover (no key, no network)",
     async run(argv) {
+      enableModuleCompileCache();
       const { runDemo } = await import("../demo/run-demo.js");
       return runDemo(argv);
     },

@@ -15,7 +15,7 @@ import { openCassette, type CassetteWriter } from "../runtime/model/cassette.js"
 import { chooseProvider, DEFAULT_MODELS, providerRequester } from "./model-provider.js";
 import { maskURLCredentials } from "../runtime/model/url-credentials.js";
 import { createToolExecutor } from "../runtime/execution/tool-executor.js";
-import { connectMcpServers, type McpServers } from "../runtime/mcp-client/connect-mcp-servers.js";
+import type { McpServers } from "../runtime/mcp-client/connect-mcp-servers.js";
 import { readMcpConfig, type McpConfig } from "../runtime/mcp-client/mcp-config.js";
 import { escapeControls } from "./terminal-safe.js";
 import { openTranscript, readTranscript, type TranscriptWriter } from "../runtime/loop/transcript.js";
@@ -212,8 +212,10 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
     }
 
     // Every server is started (in parallel) before the first request, and closed on every way out below.
+    // The MCP SDK (about 0.3 s of imports) loads only for a run that names servers.
     let mcp: McpServers | undefined;
     if (mcpConfig !== undefined) {
+      const { connectMcpServers } = await import("../runtime/mcp-client/connect-mcp-servers.js");
       const connected = await connectMcpServers({
         config: mcpConfig,
         local: executor,

@@ -12,6 +12,12 @@ import { repoRoot } from "./support.js";
 const dir = path.join(repoRoot, "tmp", "run-from-sources-test");
 const entry = path.join(dir, "entry.ts");
 const launcher = path.join(repoRoot, "scripts", "run-from-sources.mjs");
+const cache = path.join(repoRoot, "node_modules", ".cache", "sigloop");
+
+/** The cached bundle files (relative to the cache folder) whose code holds `word`. */
+function bundlesHolding(word: string): string[] {
+  return readdirSync(cache, { recursive: true, encoding: "utf8" }).filter((name) => /\.m?js$/.test(name) && readFileSync(path.join(cache, name), "utf8").includes(word));
+}
 
 function launch(...args: string[]) {
   return launchWith([], args);
@@ -65,32 +71,47 @@ describe("run-from-sources", () => {
     // Unique to this run, so the bundle that holds it cannot be left from an earlier one.
     const word = `fifth, stale ${process.pid} ${Date.now()}`;
     writeSources(word);
-    const cache = path.join(repoRoot, "node_modules", ".cache", "sigloop");
-    const bundlesHolding = () => readdirSync(cache).filter((name) => name.endsWith(".mjs") && readFileSync(path.join(cache, name), "utf8").includes(word));
     expect(JSON.parse(launchWith(["--in-memory-with", "--check"], ["--check"]).stdout)).toMatchObject({ word, own: pathToFileURL(entry).href, args: ["--check"] });
-    expect(bundlesHolding()).toEqual([]);
+    expect(bundlesHolding(word)).toEqual([]);
     expect(JSON.parse(launchWith(["--in-memory-with", "--check"], ["--out", "x"]).stdout)).toMatchObject({ word, args: ["--out", "x"] });
-    expect(bundlesHolding()).toHaveLength(1);
+    expect(bundlesHolding(word)).toHaveLength(1);
   });
 
   it("without --in-memory-with, an entry's --check is an argument like any other: the bundle is cached", () => {
     const word = `seventh ${process.pid} ${Date.now()}`;
     writeSources(word);
-    const cache = path.join(repoRoot, "node_modules", ".cache", "sigloop");
     expect(JSON.parse(launch("--check").stdout)).toMatchObject({ word, args: ["--check"] });
-    expect(readdirSync(cache).filter((name) => name.endsWith(".mjs") && readFileSync(path.join(cache, name), "utf8").includes(word))).toHaveLength(1);
+    expect(bundlesHolding(word)).toHaveLength(1);
   });
 
   it("rebuilds a bundle that was deleted from the cache", () => {
     const word = `sixth ${process.pid} ${Date.now()}`;
     writeSources(word);
     expect(JSON.parse(launch().stdout).word).toBe(word);
-    const cache = path.join(repoRoot, "node_modules", ".cache", "sigloop");
-    const holding = readdirSync(cache).filter((name) => name.endsWith(".mjs") && readFileSync(path.join(cache, name), "utf8").includes(word));
+    const holding = bundlesHolding(word);
     expect(holding).toHaveLength(1);
     rmSync(path.join(cache, holding[0]!));
     expect(launch()).toMatchObject({ code: 3, stderr: "" });
     expect(existsSync(path.join(cache, holding[0]!))).toBe(true);
+  });
+
+  it("loads the packages of a lazily imported module only when that import runs", () => {
+    writeSources("eighth");
+    writeFileSync(path.join(dir, "lazy.ts"), 'import { Ajv } from "ajv";\nexport const lazy: string = typeof Ajv;\n');
+    writeFileSync(
+      entry,
+      [
+        'import { createRequire } from "node:module";',
+        "const require = createRequire(import.meta.url);",
+        'const ajvLoaded = () => Object.keys(require.cache).some((file) => file.includes("/node_modules/ajv/"));',
+        "const before = ajvLoaded();",
+        'const lazy = process.argv.includes("--lazy") ? (await import("./lazy.js")).lazy : undefined;',
+        "process.stdout.write(JSON.stringify({ before, lazy, after: ajvLoaded() }) + \"\\n\");",
+        "",
+      ].join("\n"),
+    );
+    expect(JSON.parse(launch().stdout)).toEqual({ before: false, after: false });
+    expect(JSON.parse(launch("--lazy").stdout)).toEqual({ before: false, lazy: "function", after: true });
   });
 
   it("leaves a source that does not parse to tsx, which exits 1 naming its file and line", () => {

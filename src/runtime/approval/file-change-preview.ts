@@ -5,7 +5,6 @@
  * binary file) is answered with that refusal and never asked about: nothing would change.
  */
 import { planEdit, planWrite, type Plan } from "../workspace/file-change.js";
-import { unifiedDiff } from "./unified-diff.js";
 
 export type Preview = { refusal: string } | { preview: string };
 
@@ -14,6 +13,8 @@ export async function previewFileChange(tool: string, args: Record<string, unkno
   const plan = await planFor(tool, args, workspace);
   if (plan === undefined) return undefined;
   if ("refusal" in plan) return plan;
+  // The diff library loads with the first preview, not with every run that never changes a file.
+  const { unifiedDiff } = await import("./unified-diff.js");
   const { before } = plan;
   if (before !== undefined && !("text" in before)) {
     const why = "tooLarge" in before ? `it is ${before.tooLarge} bytes` : `it looks like a binary file: ${before.binary}`;
