@@ -9,6 +9,7 @@ import { internalErrorLine } from "./internal-error-line.js";
 import { scrubSecret } from "../runtime/model/key-mask.js";
 import { EXIT } from "./report-result.js";
 import { runAgentCli, type WarmUp } from "./run-agent-cli.js";
+import { endWhenOutputCloses } from "./closed-output.js";
 import { reportStrayErrors } from "./stray-errors.js";
 
 export interface AgentProcessOptions {
@@ -51,6 +52,7 @@ export async function runAgentProcess(options: AgentProcessOptions): Promise<num
     setTimeout(() => process.exit(EXIT_TERMINATED), FORCED_EXIT_MS).unref();
   };
   process.once("SIGTERM", onTerminate);
+  endWhenOutputCloses([process.stdout, process.stderr]);
   const stopReporting = reportStrayErrors(process.stderr, [process.env.OPENAI_API_KEY ?? "", process.env.ANTHROPIC_API_KEY ?? ""], process.env.OPENAI_BASE_URL);
   // stdout holds exactly the answer: what tools print (console.log) goes to stderr, as in MCP mode.
   const writeAnswer = divertStdout(process.stdout, process.stderr);

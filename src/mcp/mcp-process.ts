@@ -5,6 +5,7 @@
  */
 import { internalErrorLine } from "../cli/internal-error-line.js";
 import { EXIT } from "../cli/report-result.js";
+import { endWhenOutputCloses } from "../cli/closed-output.js";
 import { reportStrayErrors } from "../cli/stray-errors.js";
 import { runMcpCli } from "./run-mcp-cli.js";
 
@@ -18,6 +19,8 @@ export interface McpProcessOptions {
 
 /** Serves until stdin closes or a stop signal; returns the exit code. */
 export function runMcpProcess(options: McpProcessOptions): Promise<number> {
+  // stdout is the stdio transport's: what its loss means is the server's to decide.
+  endWhenOutputCloses([process.stderr]);
   const stopReporting = reportStrayErrors(process.stderr, [process.env.OPENAI_API_KEY ?? "", process.env.ANTHROPIC_API_KEY ?? ""], process.env.OPENAI_BASE_URL);
   return runMcpCli({
     argv: options.argv,

@@ -35,6 +35,17 @@ describe("the real process", () => {
     expect(readTranscriptLines(path.join(fx.dir, "relative.jsonl")).at(-1)).toEqual({ role: "assistant", content: "forty-two" });
   });
 
+  it("a reader that goes away (stdout and stderr closed) ends the run at once: exit 141, no warning loop", async () => {
+    fx.server.setScript([{ content: "nobody reads this" }]);
+    const child = spawnCli(["--schemas", fx.schemas, "hello"], cliEnv(fx.server.baseURL));
+    child.stdout?.destroy();
+    child.stderr?.destroy();
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    const code = await Promise.race([exited, new Promise<"running">((resolve) => setTimeout(() => resolve("running"), 20_000))]);
+    if (code === "running") child.kill("SIGKILL");
+    expect(code).toBe(141);
+  });
+
   it("Ctrl-C during a request: 'interrupted', exit 130, transcript intact without made-up messages", async () => {
     const file = path.join(fx.dir, "sigint-request.jsonl");
     const before = fx.server.requests.length;
