@@ -121,7 +121,7 @@ describe.each([
   describe("responses that break after their headers: dropped whole and resent", () => {
     const cases: Array<[BrokenResponseFault["fault"], string, RegExp]> = [
       ["cut", "connection", /broke in the middle of the response/],
-      ["stall", "timeout", /^timeout: .* sent nothing for 200 ms/],
+      ["stall", "timeout", /^timeout: .* sent nothing for 1 s/],
       ["malformed-sse", "malformed", /malformed response from .*: not valid JSON \/ SSE/],
       ["not-json", "malformed", /malformed response from .*(not valid JSON|expected an SSE stream)/],
       ["no-choices", "no_choices", /^no choices/],

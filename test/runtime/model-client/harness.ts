@@ -100,8 +100,9 @@ export async function requestTurn(
     apiKey: API_KEY,
     baseURL: dialect.endpoint(server),
     maxRetries: 2,
-    timeoutMs: 2_000,
-    idleTimeoutMs: 200,
+    // Wide enough for a loaded machine; tests of the timeouts themselves set their own.
+    timeoutMs: 10_000,
+    idleTimeoutMs: 1_000,
     brokenResponseRetries: 2,
     onRetry: (info) => retries.push(info),
     ...extra.options,

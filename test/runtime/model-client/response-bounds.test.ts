@@ -11,7 +11,7 @@ import { requestTurn, useScriptedServer } from "./harness.js";
 const ctx = useScriptedServer();
 const ANSWER: ScriptStep = { content: "the real answer" };
 const RESPONSE_TIMEOUT_MS = 400;
-// The idle timeout (200 ms in the harness) could fire first on a loaded machine that delays a 50 ms
+// The idle timeout (1 s in the harness) could fire first on a loaded machine that delays a 50 ms
 // send; well above the response timeout, only the cut under test can end these responses.
 const ENDLESS_OPTIONS = { responseTimeoutMs: RESPONSE_TIMEOUT_MS, idleTimeoutMs: 5 * RESPONSE_TIMEOUT_MS };
 
