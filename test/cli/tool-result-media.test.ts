@@ -4,9 +4,10 @@
  * `input_image` items for the image types they take, a one-line note for every other medium and for
  * Chat Completions; the transcript keeps what was sent. And what running tools report, on stderr.
  */
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { readTranscriptLines, runCliInProcess, tempDir, useCliFixture } from "./support.js";
+import { projectRoot, readTranscriptLines, runCliInProcess, tempDir, useCliFixture } from "./support.js";
 import { SENTINEL_API_KEY } from "../support/sentinel-key.js";
 import { richSchemas } from "../fixtures/rich-results/schemas.js";
 import { PNG } from "../fixtures/rich-results/tools/media.js";
@@ -24,12 +25,12 @@ const providers = {
 };
 
 /** One run in which the model calls `calls` in one turn, then answers; the second request, the transcript and stderr. */
-async function runCalling(provider: keyof typeof providers, calls: Array<{ name: string; arguments?: object }>) {
+async function runCalling(provider: keyof typeof providers, calls: Array<{ name: string; arguments?: object }>, extra: string[] = []) {
   const { argv, env } = providers[provider]();
   fx.server.setScript([{ toolCalls: calls.map((call, i) => ({ id: `call_${i}`, name: call.name, arguments: JSON.stringify(call.arguments ?? {}) })) }, { content: "seen" }]);
   const before = fx.server.requests.length;
   const transcript = path.join(tempDir(), "run.jsonl");
-  const result = await runCliInProcess(["--schemas", schemas, ...argv, "--transcript", transcript, "show me"], { AGENT_MODEL: "scripted-model", NO_COLOR: "1", ...env });
+  const result = await runCliInProcess(["--schemas", schemas, ...argv, ...extra, "--transcript", transcript, "show me"], { AGENT_MODEL: "scripted-model", NO_COLOR: "1", ...env });
   fx.outputs.push(result.stdout, result.stderr);
   expect(result).toMatchObject({ code: 0, stdout: "seen\n" });
   const request = fx.server.requests[before + 1]!;
@@ -98,4 +99,21 @@ describe("what a running tool reports", () => {
     expect(stderr).not.toContain("cache warm");
     expect(stderr).not.toContain("\u001b[");
   });
+});
+
+describe("an MCP server's tool that returns an image or reports progress", () => {
+  it("is handled as a local tool's: the image goes to Anthropic as an image block, the progress to stderr", async () => {
+    const config = path.join(tempDir(), "mcp.json");
+    const server = { command: process.execPath, args: ["--import", "tsx", path.join(projectRoot, "scripts/mcp.ts"), "--workspace", path.dirname(schemas), "--schemas", schemas], cwd: projectRoot };
+    writeFileSync(config, JSON.stringify({ mcpServers: { rich: server } }));
+    const { body, stderr } = await runCalling("anthropic", [{ name: "rich__chart_with_caption" }, { name: "rich__count_to", arguments: { steps: 2, pauseMs: 80 } }], ["--mcp", config, "--allow", "*"]);
+    const user = (body.messages as Array<{ role: string; content: Array<{ content: unknown }> }>).at(-1)!;
+    expect(user.content[0]!.content).toEqual([
+      { type: "text", text: "Sales by month" },
+      { type: "image", source: { type: "base64", media_type: "image/png", data: base64 } },
+      { type: "text", text: "Spoken summary:" },
+      { type: "text", text: AUDIO_NOTE },
+    ]);
+    expect(stderr.split("\n")).toEqual(expect.arrayContaining(["  … rich__count_to progress 1/2: step 1", "  … rich__count_to progress 2/2: step 2"]));
+  }, 60_000);
 });
