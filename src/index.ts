@@ -23,7 +23,9 @@ export { connectMcpServers, type ConnectMcpServersOptions, type ConnectMcpServer
 export { parseMcpConfig, readMcpConfig, type McpConfig, type McpConfigResult, type McpServerConfig } from "./runtime/mcp-client/mcp-config.js";
 export { openTranscript, readTranscript } from "./runtime/loop/transcript.js";
 export { toolContext } from "./runtime/execution/tool-context.js";
+export { MAX_MEDIA_BYTES, toolAudio, toolImage, type MediaBytes, type ToolAudio, type ToolImage, type ToolMedia } from "./runtime/execution/tool-media.js";
+export { LOG_LEVELS, type LogLevel } from "./runtime/execution/tool-reports.js";
 export { ToolInputError, type ToolInputErrorOptions } from "./runtime/execution/tool-input-error.js";
-export type { ChatMessage, ProviderPart, ToolCall, ToolResultStatus } from "./runtime/loop/messages.js";
-export type { ModelTurn, ToolContext, ToolExecutor, ToolInfo, ToolOrigin, ToolOutcome, TurnRequest, TurnRequester } from "./runtime/loop/types.js";
+export type { ChatMessage, ProviderPart, ToolCall, ToolResultItem, ToolResultStatus } from "./runtime/loop/messages.js";
+export type { ModelTurn, ToolCallContext, ToolContext, ToolExecutor, ToolInfo, ToolOrigin, ToolOutcome, ToolReport, TurnRequest, TurnRequester } from "./runtime/loop/types.js";
 export type { SchemasFile, ToolDefinition } from "./shared/schemas-file.js";

@@ -3,7 +3,8 @@
  * object literal type, an interface, a record, …), the schema of that object, made and finished exactly
  * as the parameters are (self-contained, strict-Ajv form, keys in a fixed order). Any other return type
  * (a string, an array, a union, `void`, `unknown`) has no output schema: MCP requires one to describe an
- * object, and the tool's result is then sent as text only.
+ * object, and the tool's result is then sent as text only. Nor has sigloop's `ToolImage` or `ToolAudio`
+ * (tool-media.ts), which is sent as MCP image or audio content.
  */
 import { ts } from "../program/compiler.js";
 import type { JsonSchema, ParametersSchema } from "../../shared/schemas-file.js";
@@ -19,7 +20,7 @@ export function outputSchemaOf(tool: DiscoveredTool, engine: SchemaEngine, check
   if (signature === undefined) return { diagnostics: [] };
   const declared = checker.getReturnTypeOfSignature(signature);
   const type = checker.getAwaitedType(declared) ?? declared;
-  if (!isPlainObjectType(type, checker)) return { diagnostics: [] };
+  if (!isPlainObjectType(type, checker) || isToolMedia(type)) return { diagnostics: [] };
   const skipped = (why: string): { diagnostics: Diagnostic[] } => ({
     diagnostics: [diagnosticAt(tool.declaration, "warning", `tool "${tool.name}" gets no output schema: ${why}; MCP clients receive its result as text only`)],
   });
@@ -43,6 +44,14 @@ export function outputSchemaOf(tool: DiscoveredTool, engine: SchemaEngine, check
   }
   return schema.type === "object" ? { schema: inWrittenOrder(schema, [{ type }], checker), diagnostics: [] } : { diagnostics: [] };
 }
+
+/** The media items of sigloop's own tool-media module, by the file that declares them (the package's or its sources). */
+function isToolMedia(type: ts.Type): boolean {
+  const symbol = type.getSymbol();
+  return symbol?.getName() === "MediaItem" && (symbol.getDeclarations() ?? []).some((declaration) => TOOL_MEDIA_FILE.test(declaration.getSourceFile().fileName));
+}
+
+const TOOL_MEDIA_FILE = /[\\/]runtime[\\/]execution[\\/]tool-media\.(d\.)?ts$/;
 
 /** An object JSON carries as an object: not an array, tuple, function or `Date`, and not a union. */
 function isPlainObjectType(type: ts.Type, checker: ts.TypeChecker): boolean {

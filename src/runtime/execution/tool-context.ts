@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { ToolContext } from "../loop/types.js";
+import type { ToolCallContext, ToolContext } from "../loop/types.js";
+import { SILENT_REPORTS } from "./tool-reports.js";
 
 /**
  * One store per process, kept on `globalThis` under a registered symbol: a process can hold two copies of
@@ -80,10 +81,15 @@ export function strayErrorOrigin(): string | undefined {
 }
 
 /**
- * The context of the tool call in progress: the workspace root and the call's abort signal. Outside a
- * call (a tool called directly from a script or a test) the workspace is the current directory and the
- * signal never aborts.
+ * The context of the tool call in progress: the workspace root, the call's abort signal, and `progress`
+ * and `log` to report while it runs. Outside a call (a tool called directly from a script or a test)
+ * the workspace is the current directory, the signal never aborts, and reports go nowhere.
  */
-export function toolContext(): ToolContext {
-  return storage.getStore()?.context ?? { workspace: process.cwd(), signal: new AbortController().signal };
+export function toolContext(): ToolCallContext {
+  return (storage.getStore()?.context as ToolCallContext | undefined) ?? {
+    workspace: process.cwd(),
+    signal: new AbortController().signal,
+    progress: SILENT_REPORTS.progress,
+    log: SILENT_REPORTS.log,
+  };
 }

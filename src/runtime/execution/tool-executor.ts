@@ -11,10 +11,15 @@ import { argumentsText, checkArguments, type CompiledValidator } from "./check-a
 import { importToolModule } from "./import-tool-module.js";
 import { TOOL_NAME } from "./tool-context.js";
 import { capContent, renderReturnValue } from "./format-tool-result.js";
+import { mediaResult, type MediaResult } from "./media-result.js";
+import { MAX_MEDIA_BYTES } from "./tool-media.js";
+import { callReports, SILENT_REPORTS } from "./tool-reports.js";
+import { itemsAsText } from "../loop/tool-result-items.js";
 import {
   abortedMessage,
   internalErrorMessage,
   loadFailedMessage,
+  mediaTooLargeMessage,
   quoteName,
   schemaFailedMessage,
   timeoutMessage,
@@ -24,7 +29,7 @@ import {
   unrenderableResultMessage,
 } from "./tool-messages.js";
 import { toolInputProblem } from "./tool-input-error.js";
-import type { ToolContext, ToolExecutor, ToolOutcome } from "../loop/types.js";
+import type { ToolCallContext, ToolContext, ToolExecutor, ToolOutcome } from "../loop/types.js";
 import { compileArguments, createAjv } from "./validate-arguments.js";
 
 export interface ToolExecutorOptions {
@@ -183,9 +188,14 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolRunner & P
     }
     const fn = await loadFunction(entry);
     if (typeof fn === "string") return { status: "tool_error", content: loadFailedMessage(name, entry.binding.file, fn) };
-    // The tool learns where its result will be cut, so it can stop there with a note of its own.
-    const toolContext: ToolContext = { ...context, maxResultChars: resultCut(context), [TOOL_NAME]: name } as ToolContext;
+    // The tool learns where its result will be cut, so it can stop there with a note of its own; it
+    // reports through the filter, never to `onReport` itself.
+    const { onReport, ...callContext } = context;
+    const reports = onReport !== undefined ? callReports(onReport) : SILENT_REPORTS;
+    const cut = resultCut(context);
+    const toolContext: ToolCallContext = { ...callContext, maxResultChars: cut, progress: reports.progress, log: reports.log, [TOOL_NAME]: name } as ToolCallContext;
     const result = await callWithTimeout(fn, bindArguments(entry.binding.call, checked.args), toolContext, timeoutMs);
+    reports.close();
     switch (result.kind) {
       case "timeout":
         return { status: "timeout", content: timeoutMessage(name, timeoutMs) };
@@ -197,13 +207,19 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolRunner & P
         return { status: "tool_error", content: toolFailedMessage(name, result.error) };
       }
       case "returned": {
+        const { notes } = checked;
+        let media: MediaResult | undefined;
         let body: string;
         try {
-          body = renderReturnValue(result.value);
+          media = mediaResult(result.value, notes, cut, cut < maxResultChars);
+          body = media === undefined ? renderReturnValue(result.value) : "";
         } catch (error) {
           return { status: "tool_error", content: unrenderableResultMessage(name, error) };
         }
-        const { notes } = checked;
+        if (media !== undefined) {
+          if (!media.ok) return { status: "tool_error", content: mediaTooLargeMessage(name, media.kind, media.bytes, MAX_MEDIA_BYTES) };
+          return { status: "ok", content: itemsAsText(media.items), items: media.items, returned: { value: result.value, notes } };
+        }
         return { status: "ok", content: [...notes, body].join("\n"), returned: { value: result.value, notes }, rendered: body };
       }
     }
@@ -240,6 +256,8 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolRunner & P
       outcome = { status: "tool_error", content: internalErrorMessage(quoteName(name), error) };
     }
     const cut = resultCut(context);
+    // Items were cut as they were made (media-result.ts); their text follows them.
+    if (outcome.items !== undefined) return outcome;
     return { ...outcome, content: capContent(outcome.content, cut, cut < maxResultChars) };
   }
 
@@ -262,8 +280,8 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolRunner & P
       return hints?.readOnlyHint === true && hints.idempotentHint === true;
     },
     async execute(call, context) {
-      const { status, content } = await run(call, context);
-      return { status, content };
+      const { status, content, items } = await run(call, context);
+      return { status, content, ...(items !== undefined ? { items } : {}) };
     },
     async warmUp() {
       // Imports first: a TypeScript loader works on them in its own thread while Ajv loads on this one. A

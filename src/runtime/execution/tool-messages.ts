@@ -137,6 +137,10 @@ export function unrenderableResultMessage(tool: string, thrown: unknown): string
   return `The tool ${tool} ran, but its return value cannot be turned into text: ${describeThrown(thrown)}`;
 }
 
+export function mediaTooLargeMessage(tool: string, kind: string, bytes: number, limit: number): string {
+  return `The tool ${tool} returned an ${kind} of ${bytes} bytes, over the limit of ${limit} bytes per image or audio item, so nothing was sent. This is not a problem with your arguments; ask for a smaller ${kind} if the tool can make one.`;
+}
+
 export function internalErrorMessage(tool: string, thrown: unknown): string {
   return `The call to ${tool} hit an internal error of the runtime, not of the tool or its arguments: ${describeThrown(thrown)}`;
 }

@@ -3,7 +3,7 @@
  * embedding programs all read these values; nothing else of the loop's inner state is public.
  */
 import type { ChatMessage, ToolCall } from "./messages.js";
-import type { FinishReason, TokenUsage, ToolOutcome } from "./types.js";
+import type { FinishReason, TokenUsage, ToolOutcome, ToolReport } from "./types.js";
 import type { ToolAnnotations } from "../../shared/schemas-file.js";
 
 /**
@@ -14,6 +14,8 @@ export interface ToolCallResult {
   status: ToolOutcome["status"] | "blocked" | "hook_error";
   /** Exactly the tool message's content. */
   content: string;
+  /** A result that holds images or audio: its items (see `ToolOutcome`). */
+  items?: ToolOutcome["items"];
 }
 
 /** A failed model request, as the model client describes it (status and hint when known; never the key). */
@@ -73,6 +75,8 @@ export type AgentEvent =
   | { type: "length_retry"; turn: number; attempt: number; maxRetries: number }
   | { type: "tool_call_start"; turn: number; call: ToolCall }
   | { type: "tool_call_end"; turn: number; call: ToolCall; result: ToolCallResult }
+  /** What a running tool reported (`toolContext().progress` and `.log`). */
+  | { type: "tool_report"; turn: number; call: ToolCall; report: ToolReport }
   /** A call that needs approval is put to `approve` (the validated call; `preview`: a file tool's diff). */
   | { type: "approval_requested"; turn: number; call: ToolCall; annotations: ToolAnnotations; preview?: string }
   /** What was decided; a refused call does not run, and the model reads why. */

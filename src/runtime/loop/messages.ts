@@ -43,11 +43,26 @@ export type AssistantMessage =
 /** A tool result's outcome when it was not `ok` (absent: `ok`), so that `is_error` survives a resume. */
 export type ToolResultStatus = "invalid_arguments" | "unknown_tool" | "tool_error" | "timeout" | "aborted" | "blocked" | "hook_error" | "denied";
 
+/**
+ * One item of a tool result that holds images or audio, in the order the tool returned them; `data` is
+ * the bytes in base64.
+ */
+export type ToolResultItem =
+  | { type: "text"; text: string }
+  | { type: "image"; mimeType: string; data: string }
+  | { type: "audio"; mimeType: string; data: string };
+
 export interface ToolMessage {
   role: "tool";
   tool_call_id: string;
+  /** The result as text: an image or audio item as a one-line note (what Chat Completions is sent). */
   content: string;
   status?: ToolResultStatus;
+  /**
+   * A result with an image the provider takes in tool results (Anthropic, the Responses API): its items,
+   * sent instead of `content`, the media the provider does not take already notes.
+   */
+  items?: ToolResultItem[];
 }
 
 export type ChatMessage = SystemMessage | UserMessage | AssistantMessage | ToolMessage;

@@ -4,7 +4,8 @@
  */
 import type { ToolAnnotations, ToolDefinition } from "../../shared/schemas-file.js";
 import type { ApprovalRequest, ApprovalVerdict } from "../approval/needs-approval.js";
-import type { AssistantMessage, ChatMessage, ToolCall } from "./messages.js";
+import type { AssistantMessage, ChatMessage, ToolCall, ToolResultItem } from "./messages.js";
+import type { LogLevel } from "../execution/tool-reports.js";
 
 /** Why the model stopped. Anything a provider invents arrives as `{ unknown: string }`-free plain text. */
 export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" | (string & {});
@@ -40,15 +41,29 @@ export interface TurnRequest {
   onText?: (delta: string) => void;
 }
 
-/** Asks the model for one turn. Rejects only with a `ModelRequestError` (see client). Must not retry `length`. */
-export type TurnRequester = (request: TurnRequest) => Promise<ModelTurn>;
+/**
+ * Asks the model for one turn. Rejects only with a `ModelRequestError` (see client). Must not retry
+ * `length`. `toolResultImages`: the requester sends a tool result's images of these MIME types to the
+ * model (absent: none; each image or audio item then reaches the model as a one-line note).
+ */
+export type TurnRequester = ((request: TurnRequest) => Promise<ModelTurn>) & { readonly toolResultImages?: readonly string[] };
 
 /** What became of one tool call. `content` is exactly the tool message's content the model will read. */
 export interface ToolOutcome {
   /** `denied`: the call needed approval and did not get it; the tool did not run. */
   status: "ok" | "invalid_arguments" | "unknown_tool" | "tool_error" | "timeout" | "aborted" | "denied";
   content: string;
+  /** A result that holds images or audio: its items in order; `content` is then their text (notes for the media). */
+  items?: ToolResultItem[];
 }
+
+/**
+ * What a running tool reports through `toolContext()`: progress (MCP's raw counts, each larger than the
+ * last, at most one per 50 ms) and log lines, for whoever runs the call to show.
+ */
+export type ToolReport =
+  | { kind: "progress"; progress: number; total?: number; message?: string }
+  | { kind: "log"; level: LogLevel; message: string };
 
 /** What a tool call runs with; tools read it through `toolContext()`, never through parameters. */
 export interface ToolContext {
@@ -68,6 +83,23 @@ export interface ToolContext {
    * (`sigloop mcp`: its client decides); the agent always gives one.
    */
   approve?: (request: ApprovalRequest) => Promise<ApprovalVerdict>;
+  /**
+   * Receives what the tool reports while it runs (`ToolReport`), already filtered: progress that does
+   * not increase is dropped, and none arrives after the call's result. Without it reports go nowhere.
+   */
+  onReport?: (report: ToolReport) => void;
+}
+
+/** What `toolContext()` gives a tool: its call's context, and the means to report while it runs. */
+export interface ToolCallContext extends ToolContext {
+  /**
+   * Reports progress: `done` so far, of `total` when known (MCP's raw counts, not a percentage), with an
+   * optional message. A value not larger than the last one reported is dropped, and at most one report
+   * per 50 ms goes out (the newest one, once the 50 ms have passed; the last is sent before the result).
+   */
+  progress(done: number, total?: number, message?: string): void;
+  /** Logs a line at one of MCP's levels; the logger is the tool's name. */
+  log(level: LogLevel, message: string): void;
 }
 
 /** Where a tool offered to the model comes from: a function of the schemas file, or an MCP server's tool. */

@@ -1,0 +1,40 @@
+/**
+ * A tool's return value that holds images or audio (`toolImage`, `toolAudio`, alone or in an array with
+ * strings) as result items, in the order returned: strings as they are, media as base64, anything else
+ * rendered as any return value is. The text items share the result's cap in order: the one that passes
+ * it is cut with the usual note and the text items after it are left out; media have their own limit
+ * per item (`MAX_MEDIA_BYTES`) and are never cut.
+ */
+import type { ToolResultItem } from "../loop/messages.js";
+import { capContent, renderReturnValue } from "./format-tool-result.js";
+import { isToolMedia, MAX_MEDIA_BYTES, mediaKind } from "./tool-media.js";
+
+export type MediaResult = { ok: true; items: ToolResultItem[] } | { ok: false; kind: string; bytes: number };
+
+/**
+ * The items of `value` after the validation notes `notes`, or `undefined` when it holds no medium (it is
+ * then a result like any other). Throws what rendering a member throws.
+ */
+export function mediaResult(value: unknown, notes: readonly string[], maxChars: number, shared: boolean): MediaResult | undefined {
+  const members: readonly unknown[] | undefined = isToolMedia(value) ? [value] : Array.isArray(value) && value.some(isToolMedia) ? value : undefined;
+  if (members === undefined) return undefined;
+  const items: ToolResultItem[] = [];
+  let room = maxChars;
+  const addText = (text: string): void => {
+    if (room < 0) return;
+    const kept = capContent(text, room, shared);
+    items.push({ type: "text", text: kept });
+    room = kept.length === text.length ? room - text.length : -1;
+  };
+  if (notes.length > 0) addText(notes.join("\n"));
+  for (const member of members) {
+    if (!isToolMedia(member)) {
+      addText(renderReturnValue(member));
+      continue;
+    }
+    const kind = mediaKind(member);
+    if (member.bytes.byteLength > MAX_MEDIA_BYTES) return { ok: false, kind, bytes: member.bytes.byteLength };
+    items.push({ type: kind, mimeType: member.mimeType, data: Buffer.from(member.bytes.buffer, member.bytes.byteOffset, member.bytes.byteLength).toString("base64") });
+  }
+  return { ok: true, items };
+}
