@@ -11,9 +11,14 @@
  * `CallToolRequestSchema`: the SDK parses registered requests with its own schema first, and would answer
  * arguments that are not an object with a bare "Internal error" before the executor could say what is
  * wrong. Here every `arguments` value reaches the executor, which answers as the loop does.
+ *
+ * What a tool reports while it runs goes to the client that called it, on that request's stream:
+ * `notifications/progress` when its `tools/call` carried `_meta.progressToken`, and `notifications/message`
+ * (the `logging` capability; the tool's name as `logger`) at `info` and above until the client sets
+ * another level with `logging/setLevel`, for its own session.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { ErrorCode, ListToolsRequestSchema, type CallToolResult, type JSONRPCRequest, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, ListToolsRequestSchema, type CallToolResult, type JSONRPCRequest, type ServerNotification, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Ajv } from "ajv";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -26,6 +31,8 @@ import { createAjv2020, toJsonSchema2020 } from "./json-schema-2020.js";
 import { toolResult, type OutputCheck } from "./tool-result.js";
 import { CallQueue, DEFAULT_MAX_CONCURRENT_CALLS, QueueFull } from "./call-queue.js";
 import { commandLine } from "../shared/package-layout.js";
+import { isLogLevel, LOG_LEVELS, logLevelPasses, type LogLevel } from "../runtime/execution/tool-reports.js";
+import type { ToolReport } from "../runtime/loop/types.js";
 
 export interface McpServerOptions {
   /** The schemas file; reloads read it again. */
@@ -95,16 +102,25 @@ export function createMcpServer(options: McpServerOptions): McpServerHandle {
   const listeners = new Set<Server>();
 
   function newServer(serverOptions: NewServerOptions): Server {
-    const server = new Server(options.info, { capabilities: { tools: serverOptions.listChanged ? { listChanged: true } : {} } });
+    const server = new Server(options.info, { capabilities: { tools: serverOptions.listChanged ? { listChanged: true } : {}, logging: {} } });
+    let logLevel: LogLevel = "info";
+    // Answered below instead: the SDK's own handler sends every level until a client sets one, and
+    // answers a level that is not MCP's with an internal error rather than -32602.
+    server.removeRequestHandler("logging/setLevel");
     server.setRequestHandler(ListToolsRequestSchema, (request) => {
       refuseBeforeInitialize(server, serverOptions.stateless, request.method);
       return { tools: tools.list };
     });
     server.fallbackRequestHandler = async (request, extra) => {
+      if (request.method === "logging/setLevel") {
+        refuseBeforeInitialize(server, serverOptions.stateless, request.method);
+        logLevel = requestedLevel(request);
+        return {};
+      }
       if (request.method !== "tools/call") throw protocolError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
       refuseBeforeInitialize(server, serverOptions.stateless, request.method);
       serverOptions.onCallActivity?.(1);
-      const call = queuedCall(request, extra.signal);
+      const call = queuedCall(request, extra.signal, reportsTo(request, (notification) => extra.sendNotification(notification), () => logLevel));
       inFlight.add(call);
       try {
         return await call;
@@ -121,14 +137,14 @@ export function createMcpServer(options: McpServerOptions): McpServerHandle {
     return server;
   }
 
-  async function queuedCall(request: JSONRPCRequest, cancelled: AbortSignal): Promise<CallToolResult> {
+  async function queuedCall(request: JSONRPCRequest, cancelled: AbortSignal, onReport: (report: ToolReport) => void): Promise<CallToolResult> {
     const signal = AbortSignal.any([cancelled, stopAll.signal]);
     try {
-      return await queue.run(() => callTool(request, signal), signal);
+      return await queue.run(() => callTool(request, signal, onReport), signal);
     } catch (error) {
       if (error instanceof QueueFull) throw protocolError(SERVER_BUSY, error.message);
       // Aborted while waiting: the executor answers an aborted call as the loop does, without running it.
-      if (signal.aborted) return callTool(request, signal);
+      if (signal.aborted) return callTool(request, signal, onReport);
       throw error;
     }
   }
@@ -182,7 +198,7 @@ export function createMcpServer(options: McpServerOptions): McpServerHandle {
   }
 
   /** `signal` fires on the client's `notifications/cancelled` (the SDK's signal for this request) and on shutdown. */
-  async function callTool(request: JSONRPCRequest, signal: AbortSignal): Promise<CallToolResult> {
+  async function callTool(request: JSONRPCRequest, signal: AbortSignal, onReport: (report: ToolReport) => void): Promise<CallToolResult> {
     const params = request.params ?? {};
     const name: unknown = params.name;
     if (typeof name !== "string") {
@@ -196,7 +212,7 @@ export function createMcpServer(options: McpServerOptions): McpServerHandle {
       // JSON.parse took it, but writing it back needs more stack: nesting thousands deep.
       return { content: [{ type: "text", text: `The arguments for ${name} are nested too deeply to read (${String(error)}), so it was not run. Send the arguments again with far less nesting.` }], isError: true };
     }
-    const run = await set.executor.run({ id: String(request.id), type: "function", function: { name, arguments: argumentsText } }, { workspace, signal });
+    const run = await set.executor.run({ id: String(request.id), type: "function", function: { name, arguments: argumentsText } }, { workspace, signal, onReport });
     if (run.status === "unknown_tool") throw protocolError(ErrorCode.InvalidParams, run.content);
     let output: OutputCheck | undefined;
     try {
@@ -229,6 +245,32 @@ export function createMcpServer(options: McpServerOptions): McpServerHandle {
     async callsSettled() {
       await Promise.allSettled([...inFlight]);
     },
+  };
+}
+
+function requestedLevel(request: JSONRPCRequest): LogLevel {
+  const level: unknown = request.params?.level;
+  if (isLogLevel(level)) return level;
+  throw protocolError(ErrorCode.InvalidParams, `logging/setLevel needs params.level, one of ${LOG_LEVELS.join(", ")}; got ${JSON.stringify(level) ?? "none"}.`);
+}
+
+/**
+ * Where a call's reports go: progress to the `progressToken` of the request (a string or an integer, as
+ * MCP's ProgressToken; none without one), log lines at or above the session's level. A notification
+ * that cannot be sent (the client has gone) is dropped: the call's result is what matters.
+ */
+function reportsTo(request: JSONRPCRequest, send: (notification: ServerNotification) => Promise<void>, logLevel: () => LogLevel): (report: ToolReport) => void {
+  const token: unknown = (request.params?._meta as { progressToken?: unknown } | undefined)?.progressToken;
+  const progressToken = typeof token === "string" || (typeof token === "number" && Number.isInteger(token)) ? token : undefined;
+  const logger = typeof request.params?.name === "string" ? request.params.name : "";
+  return (report) => {
+    if (report.kind === "progress") {
+      if (progressToken === undefined) return;
+      const { kind: _kind, ...rest } = report;
+      send({ method: "notifications/progress", params: { progressToken, ...rest } }).catch(() => undefined);
+    } else if (logLevelPasses(report.level, logLevel())) {
+      send({ method: "notifications/message", params: { level: report.level, logger, data: report.message } }).catch(() => undefined);
+    }
   };
 }
 

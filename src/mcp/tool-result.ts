@@ -3,7 +3,9 @@
  * whose text is exactly what the agent loop's model would read. A tool with an output schema answers
  * `structuredContent` (the returned object as JSON, checked against that schema first) and the same JSON
  * as text; JSON is never cut, so an object over the result cap is a tool error naming its size, and an
- * object that does not match is a tool error listing how, never a wrong payload.
+ * object that does not match is a tool error listing how, never a wrong payload. A result with images or
+ * audio (`toolImage`, `toolAudio`) is its items in order: MCP `text`, `image` and `audio` content, the
+ * media as base64 `data` with their `mimeType`.
  */
 import type { ValidateFunction } from "ajv";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -18,6 +20,12 @@ export interface OutputCheck {
 
 export function toolResult(name: string, run: ToolRun, output: OutputCheck | undefined, maxResultChars: number): CallToolResult {
   if (run.status !== "ok") return errorResult(run.content);
+  if (run.items !== undefined) {
+    if (output !== undefined) {
+      return errorResult(`The tool ${name} returned an image or audio where its declared return type is an object, so nothing was sent. This is a bug in the tool, not an argument problem.`);
+    }
+    return { content: run.items.map((item) => (item.type === "text" ? item : { type: item.type, data: item.data, mimeType: item.mimeType })) };
+  }
   if (output === undefined || run.returned === undefined || run.rendered === undefined) return { content: [{ type: "text", text: run.content }] };
   const { value, notes } = run.returned;
   const text = run.rendered;
