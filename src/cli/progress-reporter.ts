@@ -1,6 +1,8 @@
 /**
  * Turns agent events into progress lines on stderr: the turn, each tool call with its arguments
- * shortened, each result shortened, retries, streamed text and token usage (with cached tokens).
+ * shortened, what a running tool reports (`  … name progress 2/3: message`, `  … name warning: message`;
+ * log lines at `info` and above), each result shortened, retries, streamed text and token usage (with
+ * cached tokens).
  * Colours only when the output is a terminal and NO_COLOR is unset. Text from the model, tools or the
  * endpoint has the key masked first (a streamed answer through a carry-over window, so a key split across
  * deltas is caught), is shortened after that, and shows control characters escaped. On a terminal, the
@@ -9,7 +11,8 @@
  */
 import { keyMask, type KeyMask } from "../runtime/model/key-mask.js";
 import type { AgentEvent, CompactionEvent, RunResult, ToolCallResult } from "../runtime/loop/agent-events.js";
-import type { TokenUsage } from "../runtime/loop/types.js";
+import type { TokenUsage, ToolReport } from "../runtime/loop/types.js";
+import { logLevelPasses } from "../runtime/execution/tool-reports.js";
 import { escapeControls } from "./terminal-safe.js";
 
 export interface ProgressOutput {
@@ -105,6 +108,13 @@ export function createProgressReporter(output: ProgressOutput, colors: boolean, 
       case "tool_call_end":
         line(resultLine(shown(event.call.function.name, NAME_WIDTH), event.result.status, shown(event.result.content, RESULT_WIDTH), red));
         return;
+      case "tool_report": {
+        const text = reportText(shown(event.call.function.name, NAME_WIDTH), event.report, (message) => shown(message, RESULT_WIDTH));
+        if (text === undefined) return;
+        const level = event.report.kind === "log" ? event.report.level : "info";
+        line(logLevelPasses(level, "error") ? red(text) : logLevelPasses(level, "warning") ? yellow(text) : dim(text));
+        return;
+      }
       case "approval_decided": {
         const name = shown(event.call.function.name, NAME_WIDTH);
         const reason = event.reason === undefined ? "" : `: ${shown(event.reason, RESULT_WIDTH)}`;
@@ -163,6 +173,13 @@ function compactionText(event: CompactionEvent): string {
       ? "the endpoint refused the request as too long"
       : `the request would not fit the context window of ${event.contextWindow ?? "?"} tokens`;
   return `compacted the history: ${what}, because ${why}; about ${event.tokensBefore} → ${event.tokensAfter} tokens (estimated)`;
+}
+
+/** A report as its line; `undefined` for a log line below `info`. */
+function reportText(name: string, report: ToolReport, shownMessage: (message: string) => string): string | undefined {
+  if (report.kind === "log") return logLevelPasses(report.level, "info") ? `  … ${name} ${report.level}: ${shownMessage(report.message)}` : undefined;
+  const count = report.total === undefined ? `${report.progress}` : `${report.progress}/${report.total}`;
+  return `  … ${name} progress ${count}${report.message === undefined || report.message === "" ? "" : `: ${shownMessage(report.message)}`}`;
 }
 
 function resultLine(name: string, status: ToolCallResult["status"], content: string, red: Paint): string {

@@ -120,10 +120,13 @@ export function createMcpServer(options: McpServerOptions): McpServerHandle {
       if (request.method !== "tools/call") throw protocolError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
       refuseBeforeInitialize(server, serverOptions.stateless, request.method);
       serverOptions.onCallActivity?.(1);
-      const call = queuedCall(request, extra.signal, reportsTo(request, (notification) => extra.sendNotification(notification), () => logLevel));
+      const reporting = reportsTo(request, (notification) => extra.sendNotification(notification), () => logLevel);
+      const call = queuedCall(request, extra.signal, reporting.onReport);
       inFlight.add(call);
       try {
-        return await call;
+        const result = await call;
+        await reporting.settled();
+        return result;
       } finally {
         inFlight.delete(call);
         serverOptions.onCallActivity?.(-1);
@@ -259,19 +262,37 @@ function requestedLevel(request: JSONRPCRequest): LogLevel {
  * MCP's ProgressToken; none without one), log lines at or above the session's level. A notification
  * that cannot be sent (the client has gone) is dropped: the call's result is what matters.
  */
-function reportsTo(request: JSONRPCRequest, send: (notification: ServerNotification) => Promise<void>, logLevel: () => LogLevel): (report: ToolReport) => void {
+function reportsTo(request: JSONRPCRequest, send: (notification: ServerNotification) => Promise<void>, logLevel: () => LogLevel): CallReporting {
   const token: unknown = (request.params?._meta as { progressToken?: unknown } | undefined)?.progressToken;
-  const progressToken = typeof token === "string" || (typeof token === "number" && Number.isInteger(token)) ? token : undefined;
+  const progressToken = typeof token === "string" || (typeof token === "number" && Number.isSafeInteger(token)) ? token : undefined;
   const logger = typeof request.params?.name === "string" ? request.params.name : "";
-  return (report) => {
-    if (report.kind === "progress") {
-      if (progressToken === undefined) return;
-      const { kind: _kind, ...rest } = report;
-      send({ method: "notifications/progress", params: { progressToken, ...rest } }).catch(() => undefined);
-    } else if (logLevelPasses(report.level, logLevel())) {
-      send({ method: "notifications/message", params: { level: report.level, logger, data: report.message } }).catch(() => undefined);
-    }
+  let lastProgress: Promise<void> | undefined;
+  return {
+    onReport(report) {
+      if (report.kind === "progress") {
+        if (progressToken === undefined) return;
+        const { kind: _kind, ...rest } = report;
+        lastProgress = send({ method: "notifications/progress", params: { progressToken, ...rest } }).catch(() => undefined);
+      } else if (logLevelPasses(report.level, logLevel())) {
+        send({ method: "notifications/message", params: { level: report.level, logger, data: report.message } }).catch(() => undefined);
+      }
+    },
+    async settled() {
+      if (lastProgress === undefined) return;
+      await lastProgress;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    },
   };
+}
+
+interface CallReporting {
+  onReport(report: ToolReport): void;
+  /**
+   * Resolves 10 ms after the last progress notification went out: the TypeScript SDK's client handles
+   * a notification a tick after the message that carried it, so a result in the same read would end the
+   * request first and its last progress would be lost.
+   */
+  settled(): Promise<void>;
 }
 
 /**

@@ -5,9 +5,11 @@
  * with its results first and (stricter on purpose) in call order; a `tool_result` answering nothing;
  * tool ids outside `^[a-zA-Z0-9_-]+$`; more than four cache breakpoints; a thinking budget below 1024 or
  * not below `max_tokens`; and a thinking block altered (its signature no longer matches) or missing
- * before the tool results of a turn that had one (the server remembers what it issued).
+ * before the tool results of a turn that had one (the server remembers what it issued); a `tool_result`
+ * content block that is not a non-empty text or a base64 image whose bytes are the type it claims.
  */
 import { createHmac } from "node:crypto";
+import { imageDataProblem } from "./image-data.js";
 
 const BODY_KEYS = ["model", "max_tokens", "messages", "system", "tools", "tool_choice", "stream", "thinking", "metadata", "stop_sequences", "temperature", "top_p", "top_k", "service_tier"];
 
@@ -166,9 +168,31 @@ function blockProblems(block: Record<string, unknown>, at: string, role: "user" 
     if (typeof block.tool_use_id !== "string" || !TOOL_ID.test(block.tool_use_id)) problems.push(`${at}.tool_result.tool_use_id: String should match pattern '^[a-zA-Z0-9_-]+$'`);
     if (block.content !== undefined && typeof block.content !== "string" && !Array.isArray(block.content)) problems.push(`${at}.tool_result.content: Input should be a string or a list`);
     if (block.content === "") problems.push(`${at}.tool_result.content: text content blocks must be non-empty`);
+    if (Array.isArray(block.content)) block.content.forEach((part: unknown, k) => problems.push(...resultBlockProblems(part, `${at}.tool_result.content.${k}`)));
     if (block.is_error !== undefined && typeof block.is_error !== "boolean") problems.push(`${at}.tool_result.is_error: Input should be a boolean`);
   }
   if (type === "thinking" && (typeof block.thinking !== "string" || typeof block.signature !== "string")) problems.push(`${at}.thinking: thinking and signature must be strings`);
+  return problems;
+}
+
+/**
+ * A block of a `tool_result`'s content: a non-empty text, or an image as base64 of one of the four types
+ * whose bytes are that type (the API's own checks; it would also take documents and search results,
+ * which the runtime never sends).
+ */
+function resultBlockProblems(part: unknown, at: string): string[] {
+  if (!isRecord(part)) return [`${at}: Input should be a valid dictionary`];
+  if (part.type === "text") {
+    const extra = Object.keys(part).filter((key) => !BLOCK_KEYS.text!.includes(key)).map((key) => `${at}.text.${key}: Extra inputs are not permitted`);
+    return typeof part.text === "string" && part.text !== "" ? extra : [...extra, `${at}: text content blocks must be non-empty`];
+  }
+  if (part.type !== "image") return [`${at}.type: Input tag ${JSON.stringify(part.type)} found using 'type' does not match any of the expected tags: 'text', 'image', 'search_result', 'document'`];
+  const problems = Object.keys(part).filter((key) => key !== "type" && key !== "source" && key !== "cache_control").map((key) => `${at}.image.${key}: Extra inputs are not permitted`);
+  const source = part.source;
+  if (!isRecord(source) || source.type !== "base64") return [...problems, `${at}.image.source: the runtime sends images as { type: "base64", media_type, data }`];
+  problems.push(...Object.keys(source).filter((key) => !["type", "media_type", "data"].includes(key)).map((key) => `${at}.image.source.base64.${key}: Extra inputs are not permitted`));
+  const problem = imageDataProblem(String(source.media_type), source.data);
+  if (problem !== undefined) problems.push(`${at}.image.source.base64: ${problem}`);
   return problems;
 }
 

@@ -4,8 +4,10 @@
  * a `function_call_output` without its `function_call` earlier in the input; a `function_call` never
  * answered; a reasoning item that is not exactly one the server issued (with `store: false` the API has
  * only its encrypted content to go on); function tools whose `strict` is left out (the API then takes
- * `true`) or `true` for a schema outside OpenAI's strict dialect.
+ * `true`) or `true` for a schema outside OpenAI's strict dialect; a `function_call_output` list item that
+ * is not `input_text` or an `input_image` holding a real image of the type it claims.
  */
+import { imageDataProblem } from "./image-data.js";
 import { strictDialectViolations } from "./strict-dialect.js";
 
 const BODY_KEYS = ["model", "input", "instructions", "tools", "tool_choice", "stream", "store", "include", "reasoning", "max_output_tokens", "parallel_tool_calls", "temperature", "top_p", "text", "truncation", "metadata", "service_tier", "user", "prompt_cache_key", "stream_options"];
@@ -54,6 +56,7 @@ export function responsesViolations(body: Record<string, unknown>, issued: Issue
         else if (answered.has(item.call_id)) problems.push(`Duplicate function call output for call_id ${item.call_id}.`);
         else answered.add(item.call_id);
         if (typeof item.output !== "string" && !Array.isArray(item.output)) problems.push(`Invalid type for '${at}.output': expected a string.`);
+        if (Array.isArray(item.output)) item.output.forEach((part: unknown, k) => problems.push(...outputItemProblems(part, `${at}.output[${k}]`)));
         break;
       case "reasoning": {
         const sent = typeof item.id === "string" ? issued.get(item.id) : undefined;
@@ -64,6 +67,29 @@ export function responsesViolations(body: Record<string, unknown>, issued: Issue
     }
   });
   for (const id of calls) if (!answered.has(id)) problems.push(`No tool output found for function call ${id}.`);
+  return problems;
+}
+
+/**
+ * An item of a `function_call_output` list: `input_text` with its text, or `input_image` with a base64
+ * data URL of an image of one of the four types whose bytes are that type (the runtime sends no file ids,
+ * URLs or files).
+ */
+function outputItemProblems(part: unknown, at: string): string[] {
+  if (typeof part !== "object" || part === null || Array.isArray(part)) return [`Invalid type for '${at}': expected an object.`];
+  const item = part as Record<string, unknown>;
+  const keys = item.type === "input_text" ? ["type", "text"] : item.type === "input_image" ? ["type", "image_url", "file_id", "detail"] : undefined;
+  if (keys === undefined) return [`Invalid value: '${String(item.type)}'. Supported values are: 'input_text', 'input_image', and 'input_file'.`];
+  const problems = Object.keys(item).filter((key) => !keys.includes(key)).map((key) => `Unknown parameter: '${at}.${key}'.`);
+  if (item.type === "input_text") {
+    if (typeof item.text !== "string") problems.push(`Missing required parameter: '${at}.text'.`);
+    return problems;
+  }
+  const url = typeof item.image_url === "string" ? /^data:([^;,]+);base64,(.*)$/s.exec(item.image_url) : null;
+  if (url === null) return [...problems, `Invalid '${at}.image_url': the runtime sends images as base64 data URLs (data:image/png;base64,...).`];
+  if (imageDataProblem(url[1]!, url[2]) !== undefined) {
+    problems.push(`Invalid '${at}.image_url'. The image data you provided does not represent a valid image. Supported image formats: ['image/jpeg', 'image/png', 'image/gif', 'image/webp'].`);
+  }
   return problems;
 }
 

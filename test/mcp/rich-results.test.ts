@@ -121,6 +121,23 @@ describe.each(transports)("over %s", (_name, connect) => {
   });
 });
 
+it("the SDK's own onprogress sees every step of a call, the last one (sent just before the result) included, on both transports", async () => {
+  const fresh = await startClient(serverArgs);
+  const { client: overHttp } = await connectClient(http!.url);
+  try {
+    for (const client of [fresh.client, overHttp]) {
+      for (let round = 0; round < 3; round += 1) {
+        const seen: number[] = [];
+        await client.callTool({ name: "count_to", arguments: { steps: 3, pauseMs: 60 } }, undefined, { onprogress: ({ progress }) => void seen.push(progress) });
+        expect(seen).toEqual([1, 2, 3]);
+      }
+    }
+  } finally {
+    await fresh.close();
+    await overHttp.close();
+  }
+}, 60_000);
+
 describe("input from clients", () => {
   it("logging/setLevel takes MCP's eight levels and answers anything else with -32602", async () => {
     const client = stdio!.client;
@@ -143,7 +160,7 @@ describe("input from clients", () => {
       await fc.assert(
         fc.asyncProperty(fc.oneof(fc.string(), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean(), fc.constant(null), fc.dictionary(fc.string(), fc.string())), async (token) => {
           notifications.length = 0;
-          const valid = typeof token === "string" || Number.isInteger(token);
+          const valid = typeof token === "string" || Number.isSafeInteger(token);
           const answer = await callWithToken(client, "count_to", { steps: 1, pauseMs: 0 }, token).then(
             (result) => result.content,
             (error: { code?: number }) => error.code,

@@ -29,7 +29,8 @@ export function elisionCandidates(messages: readonly ChatMessage[], currentPromp
     if (message?.role !== "tool" || message.content.startsWith(ELIDED_MARK)) continue;
     const call = callAnsweredAt(messages, index);
     const note = elisionNote(call?.function.name ?? "the tool", call?.function.arguments ?? "", message.content.length);
-    if (note.length < message.content.length) {
+    // A result holding images is always smaller as a note: the images go with it.
+    if (message.items !== undefined || note.length < message.content.length) {
       candidates.push({ index, message: { role: "tool", tool_call_id: message.tool_call_id, content: note } });
     }
   }

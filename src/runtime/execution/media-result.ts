@@ -18,23 +18,30 @@ export type MediaResult = { ok: true; items: ToolResultItem[] } | { ok: false; k
 export function mediaResult(value: unknown, notes: readonly string[], maxChars: number, shared: boolean): MediaResult | undefined {
   const members: readonly unknown[] | undefined = isToolMedia(value) ? [value] : Array.isArray(value) && value.some(isToolMedia) ? value : undefined;
   if (members === undefined) return undefined;
-  const items: ToolResultItem[] = [];
-  let room = maxChars;
-  const addText = (text: string): void => {
-    if (room < 0) return;
-    const kept = capContent(text, room, shared);
-    items.push({ type: "text", text: kept });
-    room = kept.length === text.length ? room - text.length : -1;
-  };
-  if (notes.length > 0) addText(notes.join("\n"));
+  const items: ToolResultItem[] = notes.length > 0 ? [{ type: "text", text: notes.join("\n") }] : [];
   for (const member of members) {
     if (!isToolMedia(member)) {
-      addText(renderReturnValue(member));
+      items.push({ type: "text", text: renderReturnValue(member) });
       continue;
     }
     const kind = mediaKind(member);
     if (member.bytes.byteLength > MAX_MEDIA_BYTES) return { ok: false, kind, bytes: member.bytes.byteLength };
     items.push({ type: kind, mimeType: member.mimeType, data: Buffer.from(member.bytes.buffer, member.bytes.byteOffset, member.bytes.byteLength).toString("base64") });
   }
-  return { ok: true, items };
+  return { ok: true, items: capTextItems(items, maxChars, shared) };
+}
+
+/**
+ * The items with their text within `maxChars` together, in order: the text item that passes it is cut
+ * with the usual note, the text items after it are left out; media are kept.
+ */
+export function capTextItems(items: readonly ToolResultItem[], maxChars: number, shared: boolean): ToolResultItem[] {
+  let room = maxChars;
+  return items.flatMap((item): ToolResultItem[] => {
+    if (item.type !== "text") return [item];
+    if (room < 0) return [];
+    const kept = capContent(item.text, room, shared);
+    room = kept.length === item.text.length ? room - item.text.length : -1;
+    return [{ type: "text", text: kept }];
+  });
 }

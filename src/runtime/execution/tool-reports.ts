@@ -30,7 +30,9 @@ export interface CallReports {
   close(): void;
 }
 
-export function callReports(send: (report: ToolReport) => void, now: () => number = performance.now.bind(performance)): CallReports {
+const monotonicNow = (): number => performance.now();
+
+export function callReports(send: (report: ToolReport) => void, now: () => number = monotonicNow): CallReports {
   let open = true;
   let last = Number.NEGATIVE_INFINITY;
   let sentAt = Number.NEGATIVE_INFINITY;

@@ -13,7 +13,8 @@ import { mapLimited } from "./map-limited.js";
 import { canonicalJson } from "../../shared/canonical-json.js";
 import { addUsage, describeFailure, errorText } from "./run-accounting.js";
 import type { AssistantMessage, ChatMessage, ToolCall, ToolMessage } from "./messages.js";
-import type { ModelTurn, TokenUsage, ToolContext, ToolExecutor, TurnRequester } from "./types.js";
+import type { ModelTurn, TokenUsage, ToolContext, ToolExecutor, ToolReport, TurnRequester } from "./types.js";
+import { itemsForProvider } from "./tool-result-items.js";
 import type { ApprovalRecord } from "../approval/approval-record.js";
 import type { ApprovalRequest, ApprovalVerdict } from "../approval/needs-approval.js";
 import type { ToolAnnotations } from "../../shared/schemas-file.js";
@@ -257,7 +258,8 @@ export function createAgent(options: AgentOptions): Agent {
       if (signal.aborted) return { status: "aborted", content: "" };
       const runCall = async (): Promise<ToolCallResult> => {
         emit({ type: "tool_call_start", turn, call });
-        const result = await runOneToolCall(call, info, maxResultChars, options, approverFor(call, info), shared);
+        const onReport = (report: ToolReport): void => emit({ type: "tool_report", turn, call, report });
+        const result = await runOneToolCall(call, info, maxResultChars, options, approverFor(call, info), shared, onReport);
         emit({ type: "tool_call_end", turn, call, result });
         return result;
       };
@@ -272,7 +274,7 @@ export function createAgent(options: AgentOptions): Agent {
     for (const [index, call] of calls.entries()) {
       const result = results[index];
       if (result === undefined || (signal.aborted && result.status === "aborted")) return false;
-      append(toolMessage(call, result));
+      append(toolMessage(call, result, options.requestTurn.toolResultImages ?? []));
     }
     return !signal.aborted;
   };
@@ -389,14 +391,21 @@ function toolCallsOf(message: AssistantMessage): readonly ToolCall[] {
   return "tool_calls" in message ? message.tool_calls : [];
 }
 
-function toolMessage(call: ToolCall, result: ToolCallResult): ToolMessage {
+/**
+ * The result as history keeps it and the model is sent it: with its items when it holds an image of a
+ * type the requester sends (`imageTypes`), each other medium a note; else its text alone.
+ */
+function toolMessage(call: ToolCall, result: ToolCallResult, imageTypes: readonly string[]): ToolMessage {
   const message: ToolMessage = { role: "tool", tool_call_id: call.id, content: result.content };
   if (result.status !== "ok") message.status = result.status;
+  const items = result.items && itemsForProvider(result.items, (item) => item.type === "image" && imageTypes.includes(item.mimeType));
+  if (items !== undefined) message.items = items;
   return message;
 }
 
 async function runOneToolCall(
   call: ToolCall, info: ToolCallInfo, maxResultChars: number, options: AgentOptions, approve: NonNullable<ToolContext["approve"]>, shared: SharedRuns,
+  onReport: (report: ToolReport) => void,
 ): Promise<ToolCallResult> {
   let decision: unknown;
   try {
@@ -406,7 +415,7 @@ async function runOneToolCall(
   }
   const result: ToolCallResult = isBlock(decision)
     ? { status: "blocked", content: `Tool call blocked: ${decision.block}` }
-    : await executeShared(call, info, maxResultChars, options, approve, shared);
+    : await executeShared(call, info, maxResultChars, options, approve, shared, onReport);
   if (!options.afterToolCall) return result;
   try {
     return (await options.afterToolCall(call, result, info)) ?? result;
@@ -428,15 +437,18 @@ type SharedRuns = Map<string, Promise<ToolCallResult>>;
  */
 function executeShared(
   call: ToolCall, info: ToolCallInfo, maxResultChars: number, options: AgentOptions, approve: NonNullable<ToolContext["approve"]>, shared: SharedRuns,
+  onReport: (report: ToolReport) => void,
 ): Promise<ToolCallResult> {
   const name = typeof call.function?.name === "string" ? call.function.name : undefined;
-  if (name === undefined || options.executor.sharesIdenticalCalls?.(name) !== true) return executeSafely(call, info, maxResultChars, options, approve);
+  const execute = () => executeSafely(call, { workspace: options.workspace, signal: info.signal, maxResultChars, approve, onReport }, options.executor);
+  if (name === undefined || options.executor.sharesIdenticalCalls?.(name) !== true) return execute();
   const args = argumentsKey(call.function.arguments);
-  if (args === undefined) return executeSafely(call, info, maxResultChars, options, approve);
+  if (args === undefined) return execute();
   const key = `${name}\n${args}`;
   let run = shared.get(key);
   if (run === undefined) {
-    run = executeSafely(call, info, maxResultChars, options, approve);
+    // The call that runs reports for all that share it.
+    run = execute();
     shared.set(key, run);
   }
   return run;
@@ -455,11 +467,9 @@ function argumentsKey(text: unknown): string | undefined {
 }
 
 /** The executor promises never to reject; if a custom one does, the call still gets a result. */
-async function executeSafely(
-  call: ToolCall, info: ToolCallInfo, maxResultChars: number, options: AgentOptions, approve: NonNullable<ToolContext["approve"]>,
-): Promise<ToolCallResult> {
+async function executeSafely(call: ToolCall, context: ToolContext, executor: ToolExecutor): Promise<ToolCallResult> {
   try {
-    return await options.executor.execute(call, { workspace: options.workspace, signal: info.signal, maxResultChars, approve });
+    return await executor.execute(call, context);
   } catch (error) {
     return { status: "tool_error", content: `The tool could not be run: the executor failed (${errorText(error)}).` };
   }

@@ -28,16 +28,16 @@ export function isProviderPart(value: unknown): value is ProviderPart {
 }
 
 /**
- * The message as Chat Completions takes it: without `parts` and `status`. The message itself when it has
- * neither (the common case costs no copy).
+ * The message as Chat Completions takes it: without `parts`, `status` and `items` (its `content` already
+ * holds a note for each medium). The message itself when it has none of them (the common case costs no copy).
  */
 export function chatWireMessage(message: ChatMessage): ChatMessage {
   if (message.role === "assistant" && message.parts !== undefined) {
     const { parts: _parts, ...rest } = message;
     return rest as ChatMessage;
   }
-  if (message.role === "tool" && message.status !== undefined) {
-    const { status: _status, ...rest } = message;
+  if (message.role === "tool" && (message.status !== undefined || message.items !== undefined)) {
+    const { status: _status, items: _items, ...rest } = message;
     return rest;
   }
   return message;

@@ -123,7 +123,13 @@ function cleanMessage(message: ChatMessage, notes: RepairNotes): ChatMessage {
     case "user":
       return { role: message.role, content: message.content };
     case "tool":
-      return { role: "tool", tool_call_id: message.tool_call_id, content: message.content, ...(message.status !== undefined ? { status: message.status } : {}) };
+      return {
+        role: "tool",
+        tool_call_id: message.tool_call_id,
+        content: message.content,
+        ...(message.status !== undefined ? { status: message.status } : {}),
+        ...(message.items !== undefined ? { items: message.items } : {}),
+      };
     case "assistant": {
       const repaired: AssistantMessage = "tool_calls" in message ? repairCalls(message, notes) : { role: "assistant", content: message.content };
       return message.parts !== undefined ? { ...repaired, parts: message.parts } : repaired;
@@ -141,7 +147,7 @@ const KEPT_FIELDS: Record<ChatMessage["role"], readonly string[]> = {
   system: ["role", "content"],
   user: ["role", "content"],
   assistant: ["role", "content", "tool_calls", "parts"],
-  tool: ["role", "tool_call_id", "content", "status"],
+  tool: ["role", "tool_call_id", "content", "status", "items"],
 };
 
 type IdRepair = "orphan" | "duplicate" | "interrupted" | "bad_id";

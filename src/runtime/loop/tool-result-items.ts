@@ -49,3 +49,11 @@ export function itemsForProvider(items: readonly ToolResultItem[], takes: (item:
 export function isToolResultImage(item: MediaItem): boolean {
   return item.type === "image" && TOOL_RESULT_IMAGE_TYPES.includes(item.mimeType);
 }
+
+/** Whether a transcript line's item is one (a resumed history is sent as it is read). */
+export function isToolResultItem(value: unknown): value is ToolResultItem {
+  if (typeof value !== "object" || value === null) return false;
+  const item = value as Record<string, unknown>;
+  if (item.type === "text") return typeof item.text === "string";
+  return (item.type === "image" || item.type === "audio") && typeof item.mimeType === "string" && typeof item.data === "string";
+}

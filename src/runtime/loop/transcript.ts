@@ -12,6 +12,7 @@ import { isApprovalRecord, type ApprovalRecord } from "../approval/approval-reco
 import type { MessageSink } from "./agent.js";
 import type { ChatMessage } from "./messages.js";
 import { isProviderPart, isToolResultStatus } from "./provider-parts.js";
+import { isToolResultItem } from "./tool-result-items.js";
 import { repairHistory } from "./repair-history.js";
 
 export interface TranscriptWriter extends MessageSink {
@@ -137,6 +138,9 @@ function chatMessageProblem(value: unknown): string | undefined {
     case "tool":
       if (typeof message.tool_call_id !== "string") return "a tool message needs a string tool_call_id";
       if (message.status !== undefined && !isToolResultStatus(message.status)) return `unknown tool result status ${JSON.stringify(message.status)}`;
+      if (message.items !== undefined && !(Array.isArray(message.items) && message.items.every(isToolResultItem))) {
+        return "items must be an array of { type: \"text\", text } or { type: \"image\" or \"audio\", mimeType, data } objects";
+      }
       return typeof message.content === "string" ? undefined : "a tool message needs string content";
     case "assistant":
       return assistantProblem(message);

@@ -3,33 +3,43 @@
  * `structuredContent` as JSON only when there is no text item (servers repeat it in a text item, as the
  * specification recommends); an image, audio or resource item as a one-line note
  * (`[image: image/png, 12345 bytes, not shown]`, the decoded size); nothing at all as `(no output)`.
- * `isError: true` is a failure whose message is that text, read as a local tool that threw.
+ * `isError: true` is a failure whose message is that text, read as a local tool that threw. A result
+ * with an image or audio item (base64 `data` and a `mimeType`) also gives its items in order, so that
+ * the model is sent the image where its API takes one, as for a local tool's `toolImage`.
  */
 import { NO_OUTPUT } from "../execution/tool-messages.js";
+import type { ToolResultItem } from "../loop/messages.js";
+import { mediaNote } from "../loop/tool-result-items.js";
 
 export interface MappedResult {
   isError: boolean;
   text: string;
+  items?: ToolResultItem[];
 }
 
 export function mapCallResult(result: Record<string, unknown>): MappedResult {
   const items = Array.isArray(result.content) ? (result.content as unknown[]) : [];
-  const parts: string[] = [];
+  const parts: ToolResultItem[] = [];
   let hasText = false;
+  let hasMedia = false;
   for (const item of items) {
     if (!isRecord(item)) continue;
     if (item.type === "text" && typeof item.text === "string") {
       hasText = true;
-      parts.push(item.text);
+      parts.push({ type: "text", text: item.text });
+    } else if ((item.type === "image" || item.type === "audio") && typeof item.data === "string" && typeof item.mimeType === "string") {
+      hasMedia = true;
+      parts.push({ type: item.type, mimeType: item.mimeType, data: item.data });
     } else {
-      parts.push(noteFor(item));
+      parts.push({ type: "text", text: noteFor(item) });
     }
   }
-  if (!hasText && result.structuredContent !== undefined) parts.unshift(JSON.stringify(result.structuredContent));
-  const text = parts.length === 0 ? NO_OUTPUT : parts.join("\n");
-  return { isError: result.isError === true, text };
+  if (!hasText && result.structuredContent !== undefined) parts.unshift({ type: "text", text: JSON.stringify(result.structuredContent) });
+  const text = parts.length === 0 ? NO_OUTPUT : parts.map((part) => (part.type === "text" ? part.text : mediaNote(part))).join("\n");
+  return { isError: result.isError === true, text, ...(hasMedia && result.isError !== true ? { items: parts } : {}) };
 }
 
+/** The note of an item the model is never sent: a medium without its data or type, a resource, an unknown kind. */
 function noteFor(item: Record<string, unknown>): string {
   const type = typeof item.type === "string" ? item.type : "unknown";
   if (type === "image" || type === "audio") {

@@ -12,6 +12,9 @@ import { strictToolDefinition } from "../../shared/dialects/strict-tool.js";
 import { argumentsText, checkArguments, type CompiledValidator } from "../execution/check-arguments.js";
 import { needsApproval, notApprovedMessage } from "../approval/needs-approval.js";
 import { capContent } from "../execution/format-tool-result.js";
+import { capTextItems } from "../execution/media-result.js";
+import { callReports } from "../execution/tool-reports.js";
+import { itemsAsText } from "../loop/tool-result-items.js";
 import { DEFAULT_MAX_RESULT_CHARS, suggestName } from "../execution/tool-executor.js";
 import { abortedMessage, internalErrorMessage, quoteName, timeoutMessage, toolFailedMessage, unknownToolMessage } from "../execution/tool-messages.js";
 import { compileArguments, createAjv, type SchemaDialect } from "../execution/validate-arguments.js";
@@ -144,13 +147,18 @@ export function createMcpToolSet(options: McpToolSetOptions): McpToolSet {
       if (context.signal.aborted) return { status: "aborted", content: abortedMessage(name) };
       if (!verdict.approved) return { status: "denied", content: notApprovedMessage(name, verdict.reason) };
     }
-    const outcome = await entry.server.call(entry.tool, checked.args, { signal: context.signal, timeoutMs });
+    // The server's progress for this call goes through the same filter as a local tool's.
+    const reports = context.onReport !== undefined ? callReports(context.onReport) : undefined;
+    const outcome = await entry.server.call(entry.tool, checked.args, { signal: context.signal, timeoutMs, ...(reports !== undefined ? { onProgress: reports.progress } : {}) });
+    reports?.close();
     switch (outcome.kind) {
       case "result": {
         await entry.server.toolsSettled();
         const mapped = mapCallResult(outcome.result);
         if (mapped.isError) return { status: "tool_error", content: toolFailedMessage(name, { name: "Error", message: mapped.text }) };
-        return { status: "ok", content: [...checked.notes, mapped.text].join("\n") };
+        const content = [...checked.notes, mapped.text].join("\n");
+        if (mapped.items === undefined) return { status: "ok", content };
+        return { status: "ok", content, items: [...(checked.notes.length > 0 ? [{ type: "text" as const, text: checked.notes.join("\n") }] : []), ...mapped.items] };
       }
       case "unavailable":
         return { status: "tool_error", content: serverUnavailableMessage(name, server, outcome.why) };
@@ -187,6 +195,10 @@ export function createMcpToolSet(options: McpToolSetOptions): McpToolSet {
       outcome = { status: "tool_error", content: internalErrorMessage(quoteName(name), error) };
     }
     const cut = Math.min(maxResultChars, context.maxResultChars ?? maxResultChars);
+    if (outcome.items !== undefined) {
+      const items = capTextItems(outcome.items, cut, cut < maxResultChars);
+      return { ...outcome, content: itemsAsText(items), items };
+    }
     return { ...outcome, content: capContent(outcome.content, cut, cut < maxResultChars) };
   }
 

@@ -9,7 +9,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, McpError, ToolListChangedNotificationSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError, ToolListChangedNotificationSchema, type Progress, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "./mcp-config.js";
 import { ProcessGroupTransport } from "./process-group-transport.js";
 
@@ -38,10 +38,17 @@ export interface ServerConnectionOptions {
   onToolsChanged(tools: ServerTool[]): void;
 }
 
+export interface CallOptions {
+  signal: AbortSignal;
+  timeoutMs: number;
+  onProgress?: (done: number, total?: number, message?: string) => void;
+}
+
 export interface ServerConnection {
   readonly name: string;
   start(timeoutMs: number, signal?: AbortSignal): Promise<StartResult>;
-  call(tool: string, args: Record<string, unknown>, options: { signal: AbortSignal; timeoutMs: number }): Promise<CallOutcome>;
+  /** `onProgress`: the server's progress for this call (sent a `progressToken` only when given). */
+  call(tool: string, args: Record<string, unknown>, options: CallOptions): Promise<CallOutcome>;
   /**
    * Resolves once a re-list started by `list_changed` is done: a call whose server changed its tools
    * while answering returns after the new list is known, so the next request offers it.
@@ -129,7 +136,7 @@ export function createServerConnection(options: ServerConnectionOptions): Server
     }
   }
 
-  async function call(tool: string, args: Record<string, unknown>, { signal, timeoutMs }: { signal: AbortSignal; timeoutMs: number }): Promise<CallOutcome> {
+  async function call(tool: string, args: Record<string, unknown>, { signal, timeoutMs, onProgress }: CallOptions): Promise<CallOutcome> {
     const deadline = Date.now() + timeoutMs;
     if (state === "out" || state === "closed") return { kind: "unavailable", why: out ?? "the run is ending" };
     if (state === "stopped" || state === "idle") {
@@ -158,7 +165,8 @@ export function createServerConnection(options: ServerConnectionOptions): Server
     if (current === undefined) return { kind: "unavailable", why: out ?? "it is not connected" };
     const remaining = Math.max(1, deadline - Date.now());
     try {
-      const result = await current.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: remaining });
+      const progress = onProgress !== undefined ? { onprogress: ({ progress, total, message }: Progress) => onProgress(progress, total, message) } : {};
+      const result = await current.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: remaining, ...progress });
       return { kind: "result", result: result as Record<string, unknown> };
     } catch (error) {
       if (signal.aborted) return { kind: "aborted" };

@@ -12,6 +12,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import type { MessageCreateParams, MessageParam } from "@anthropic-ai/sdk/resources/messages/messages";
 import { isRecord } from "../assemble-stream.js";
 import { ModelRequestError, displayURL, oneLine } from "../model-errors.js";
+import { TOOL_RESULT_IMAGE_TYPES } from "../../loop/tool-result-items.js";
 import type { ModelTurn, TokenUsage, TurnRequest, TurnRequester } from "../../loop/types.js";
 import { malformed, resendingRequester, sdkTransport, type TurnRequesterSettings } from "../resending-requester.js";
 import { watchedFetchOptions, type RequestWatch } from "../watched-fetch.js";
@@ -42,13 +43,15 @@ export function createAnthropicTurnRequester(options: AnthropicRequesterOptions)
   const baseURL = displayURL(client.baseURL);
   const maxTokens = options.maxTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS + (options.thinkingBudget ?? 0);
   const settings: RequestSettings = { client, baseURL, maxTokens, ...(options.thinkingBudget !== undefined ? { thinkingBudget: options.thinkingBudget } : {}) };
-  return resendingRequester(
+  // The images it sends in tool results (tool-result-items.ts); other media reach the model as notes.
+  const requester = resendingRequester(
     {
       requestOnce: (request, signal, watch) => requestTurn(settings, request, signal, watch),
       toError: (error, failure) => anthropicRequestError(error, { baseURL, apiKey: options.apiKey, ...failure }),
     },
     transport,
   );
+  return Object.assign(requester, { toolResultImages: TOOL_RESULT_IMAGE_TYPES });
 }
 
 interface RequestSettings {

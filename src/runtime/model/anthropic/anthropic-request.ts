@@ -2,14 +2,15 @@
  * The history (messages.ts) as an Anthropic Messages request: the leading system messages become
  * `system`; every other message maps to alternating `user` / `assistant` turns (tool results become
  * `tool_result` blocks at the start of the next user turn, in call order, `is_error` for any outcome but
- * ok); an assistant message sends its Anthropic parts (thinking, redacted thinking, server-tool blocks)
+ * ok; a result with images is its text and base64 image blocks, in order); an assistant message sends its Anthropic parts (thinking, redacted thinking, server-tool blocks)
  * exactly as received, then its text, then its `tool_use` blocks. Prompt caching: a breakpoint on the last
  * tool definition and one on the newest message's last block (two of the API's four).
  */
 import { createHash } from "node:crypto";
-import type { ContentBlockParam, MessageParam, Tool, ToolResultBlockParam, ToolUseBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
+import type { Base64ImageSource, ContentBlockParam, ImageBlockParam, MessageParam, TextBlockParam, Tool, ToolResultBlockParam, ToolUseBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
 import { INTERRUPTED_TOOL_RESULT } from "../../loop/interrupted-tool-calls.js";
-import type { ChatMessage } from "../../loop/messages.js";
+import type { ChatMessage, ToolResultItem } from "../../loop/messages.js";
+import { isToolResultImage, mediaNote } from "../../loop/tool-result-items.js";
 import { leadingSystem, partsFor } from "../../loop/provider-parts.js";
 import type { ToolDefinition } from "../../../shared/schemas-file.js";
 import { anthropicStrictProblem } from "./anthropic-strict.js";
@@ -81,9 +82,16 @@ function toolResult(message: Extract<ChatMessage, { role: "tool" }>): ToolResult
   return {
     type: "tool_result",
     tool_use_id: anthropicToolId(message.tool_call_id),
-    ...(message.content !== "" ? { content: message.content } : {}),
+    ...(message.items !== undefined ? { content: message.items.flatMap(resultBlock) } : message.content !== "" ? { content: message.content } : {}),
     ...(failed ? { is_error: true } : {}),
   };
+}
+
+/** An item as a block of a `tool_result`'s content (empty text is no block: the API refuses it); a medium the API does not take as its note. */
+function resultBlock(item: ToolResultItem): Array<TextBlockParam | ImageBlockParam> {
+  if (item.type === "text") return item.text === "" ? [] : [{ type: "text", text: item.text }];
+  if (!isToolResultImage(item)) return [{ type: "text", text: mediaNote(item) }];
+  return [{ type: "image", source: { type: "base64", media_type: item.mimeType as Base64ImageSource["media_type"], data: item.data } }];
 }
 
 function assistantBlocks(message: Extract<ChatMessage, { role: "assistant" }>): ContentBlockParam[] {

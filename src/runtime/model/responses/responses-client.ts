@@ -15,6 +15,7 @@ import { isRecord } from "../assemble-stream.js";
 import { isContextLengthRefusal } from "../../compaction/context-length-refusal.js";
 import { displayURL, ModelRequestError, oneLine, toModelRequestError } from "../model-errors.js";
 import { openAIClient, type TurnRequesterTarget } from "../model-client.js";
+import { TOOL_RESULT_IMAGE_TYPES } from "../../loop/tool-result-items.js";
 import type { ModelTurn, TurnRequest, TurnRequester } from "../../loop/types.js";
 import { malformed, resendingRequester, sdkTransport, type TurnRequesterSettings } from "../resending-requester.js";
 import { watchedFetchOptions, type RequestWatch } from "../watched-fetch.js";
@@ -38,13 +39,15 @@ export function createResponsesTurnRequester(options: ResponsesRequesterOptions)
   const client = openAIClient(options, transport.clientOptions);
   const apiKey = client.apiKey ?? "";
   const baseURL = displayURL(client.baseURL);
-  return resendingRequester(
+  // The images it sends in tool results (tool-result-items.ts); other media reach the model as notes.
+  const requester = resendingRequester(
     {
       requestOnce: (request, signal, watch) => requestOnce(client, options, baseURL, request, signal, watch),
       toError: (error, failure) => toModelRequestError(midStreamContextRefusal(error) ?? error, { baseURL, apiKey, ...failure }),
     },
     transport,
   );
+  return Object.assign(requester, { toolResultImages: TOOL_RESULT_IMAGE_TYPES });
 }
 
 async function requestOnce(
