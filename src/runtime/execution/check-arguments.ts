@@ -10,6 +10,7 @@ import type { ToolOutcome } from "../loop/types.js";
 import { dropOptionalNulls } from "./null-as-absent.js";
 import { parseToolArguments } from "./parse-tool-arguments.js";
 import {
+  abortedMessage,
   convertedArgumentsNote,
   DECODED_STRING_NOTE,
   ignoredArgumentsNote,
@@ -18,8 +19,11 @@ import {
   notAnObjectMessage,
   oversizedArgumentsMessage,
   tooDeepMessage,
+  validationCrashedMessage,
+  validationTimeoutMessage,
 } from "./tool-messages.js";
-import { validateArguments, type ValidationResult } from "./validate-arguments.js";
+import { validateStoppably, type StoppableLimits } from "./stoppable-validation.js";
+import { validateArguments, type SchemaDialect, type ValidationResult } from "./validate-arguments.js";
 
 /**
  * The longest arguments text a call may send (16 MiB of characters; MCP lines stop at 8 MiB before it).
@@ -28,8 +32,24 @@ import { validateArguments, type ValidationResult } from "./validate-arguments.j
  */
 export const MAX_ARGUMENT_CHARS = 16_777_216;
 
-/** A tool's validator, compiled on first use; a schema that does not compile is kept as its error. */
-export type CompiledValidator = { ok: true; validate: ValidateFunction } | { ok: false; error: unknown };
+/**
+ * The most work validation may do on the main thread: a schema's cost per character
+ * (`validation-cost.ts`) times the arguments' length. Ordinary schemas (a cost of a few to a few dozen)
+ * stay in process up to hundreds of KiB of arguments, which Ajv checks in well under a tenth of a second;
+ * past it, validation runs where it can be stopped (`stoppable-validation.ts`).
+ */
+export const IN_PROCESS_VALIDATION_BUDGET = 8_388_608;
+
+/**
+ * A tool's validator, compiled on first use, with its schema's cost bound (`validation-cost.ts`); a
+ * schema that does not compile is kept as its error.
+ */
+export type CompiledValidator = { ok: true; validate: ValidateFunction; cost: number } | { ok: false; error: unknown };
+
+/** Where validation past the in-process budget runs, and how long it may take. */
+export interface StoppableCheck extends StoppableLimits {
+  dialect: SchemaDialect;
+}
 
 export type CheckedArguments =
   | { ok: true; args: Record<string, unknown>; notes: string[] }
@@ -46,6 +66,8 @@ export interface ArgumentCheck {
   validator: () => Promise<CompiledValidator>;
   /** The outcome for a schema that does not compile: whose bug it is differs by where the tool lives. */
   schemaFailed: (error: unknown) => ToolOutcome;
+  /** Without it, every validation runs in process. */
+  stoppable?: StoppableCheck;
 }
 
 export async function checkArguments(check: ArgumentCheck): Promise<CheckedArguments> {
@@ -61,22 +83,51 @@ export async function checkArguments(check: ArgumentCheck): Promise<CheckedArgum
   }
   const validator = await check.validator();
   if (!validator.ok) return { ok: false, outcome: check.schemaFailed(validator.error) };
-  let checked: ValidationResult;
-  try {
-    dropOptionalNulls(parsed.args, schema);
-    checked = validateArguments(validator.validate, parsed.args);
-  } catch (error) {
-    // A recursive schema is checked recursively: deep enough arguments overflow the stack.
-    if (error instanceof RangeError) return { ok: false, outcome: { status: "invalid_arguments", content: tooDeepMessage(name, error, schema) } };
-    throw error;
-  }
+  dropOptionalNulls(parsed.args, schema);
+  const validated = await validate(check, validator, parsed.args);
+  if (!validated.ok) return validated;
+  const { checked, args } = validated;
   if (!checked.ok) return { ok: false, outcome: { status: "invalid_arguments", content: invalidArgumentsMessage(name, checked.problems, schema) } };
   const notes = [
     ...(checked.ignored.length > 0 ? [ignoredArgumentsNote(checked.ignored)] : []),
     ...(checked.converted.length > 0 ? [convertedArgumentsNote(checked.converted)] : []),
     ...(parsed.decodedString ? [DECODED_STRING_NOTE] : []),
   ];
-  return { ok: true, args: parsed.args, notes };
+  return { ok: true, args, notes };
+}
+
+type Validated = { ok: true; checked: ValidationResult; args: Record<string, unknown> } | { ok: false; outcome: ToolOutcome };
+
+/** In process when the schema's bound allows it for arguments this long, else where it can be stopped. */
+async function validate(check: ArgumentCheck, validator: Extract<CompiledValidator, { ok: true }>, args: Record<string, unknown>): Promise<Validated> {
+  const { name, schema, stoppable } = check;
+  const tooDeep = (error: unknown): Validated => ({ ok: false, outcome: { status: "invalid_arguments", content: tooDeepMessage(name, error, schema) } });
+  if (stoppable === undefined || validator.cost * check.text.length <= IN_PROCESS_VALIDATION_BUDGET) {
+    try {
+      return { ok: true, checked: validateArguments(validator.validate, args), args };
+    } catch (error) {
+      // A recursive schema is checked recursively: deep enough arguments overflow the stack.
+      if (error instanceof RangeError) return tooDeep(error);
+      throw error;
+    }
+  }
+  const outcome = await validateStoppably(schema, stoppable.dialect, args, stoppable);
+  switch (outcome.kind) {
+    case "checked":
+      return { ok: true, checked: outcome.result, args: outcome.args };
+    case "too_deep":
+      return tooDeep(outcome.error);
+    case "schema_failed":
+      return { ok: false, outcome: check.schemaFailed(outcome.error) };
+    case "failed":
+      throw Object.assign(new Error(outcome.error.message), { name: outcome.error.name });
+    case "timeout":
+      return { ok: false, outcome: { status: "timeout", content: validationTimeoutMessage(name, stoppable.timeoutMs) } };
+    case "aborted":
+      return { ok: false, outcome: { status: "aborted", content: abortedMessage(name) } };
+    case "crashed":
+      return { ok: false, outcome: { status: "tool_error", content: validationCrashedMessage(name, outcome.error) } };
+  }
 }
 
 /** The arguments as text, whatever a provider put there (the client should already have made it a string). */
