@@ -34,11 +34,24 @@ export const MAX_ARGUMENT_CHARS = 16_777_216;
 
 /**
  * The most work validation may do on the main thread: a schema's cost per character
- * (`validation-cost.ts`) times the arguments' length. Ordinary schemas (a cost of a few to a few dozen)
- * stay in process up to hundreds of KiB of arguments, which Ajv checks in well under a tenth of a second;
- * past it, validation runs where it can be stopped (`stoppable-validation.ts`).
+ * (`validation-cost.ts`) times the arguments' length. Every schema gen writes for this repository's tools
+ * and fixtures has a cost of at most 24, so its calls stay in process up to 1.4 MiB of arguments, at
+ * today's speed; past it, or for a schema without a bound, validation runs where it can be stopped
+ * (`stoppable-validation.ts`). The slowest kind of validation per unit (every item of a long array failing
+ * a union: Ajv builds an error per branch) does about 3 million units a second on a quiet 2-core machine
+ * (100,000 such items, 4.8 million units, in 1.5 s), so the main thread is held about 10 s at the worst.
  */
-export const IN_PROCESS_VALIDATION_BUDGET = 8_388_608;
+export const IN_PROCESS_VALIDATION_BUDGET = 33_554_432;
+
+/**
+ * How long validation in a worker may take: the call's time limit, but never less than a second plus 4 s
+ * per MiB of arguments, the time Ajv takes for a large argument of an ordinary schema on a slow machine:
+ * a tool's own short limit (`--tool-timeout 500`) is about the tool, not about checking a large argument
+ * that gen's schema makes linear. The main thread is free either way.
+ */
+export function validationLimitMs(timeoutMs: number, chars: number): number {
+  return Math.max(timeoutMs, Math.ceil(1_000 + (4_000 * chars) / 1_048_576));
+}
 
 /**
  * A tool's validator, compiled on first use, with its schema's cost bound (`validation-cost.ts`); a
@@ -111,7 +124,8 @@ async function validate(check: ArgumentCheck, validator: Extract<CompiledValidat
       throw error;
     }
   }
-  const outcome = await validateStoppably(schema, stoppable.dialect, args, stoppable);
+  const limitMs = validationLimitMs(stoppable.timeoutMs, check.text.length);
+  const outcome = await validateStoppably(schema, stoppable.dialect, args, { signal: stoppable.signal, timeoutMs: limitMs });
   switch (outcome.kind) {
     case "checked":
       return { ok: true, checked: outcome.result, args: outcome.args };
@@ -122,7 +136,7 @@ async function validate(check: ArgumentCheck, validator: Extract<CompiledValidat
     case "failed":
       throw Object.assign(new Error(outcome.error.message), { name: outcome.error.name });
     case "timeout":
-      return { ok: false, outcome: { status: "timeout", content: validationTimeoutMessage(name, stoppable.timeoutMs) } };
+      return { ok: false, outcome: { status: "timeout", content: validationTimeoutMessage(name, limitMs) } };
     case "aborted":
       return { ok: false, outcome: { status: "aborted", content: abortedMessage(name) } };
     case "crashed":

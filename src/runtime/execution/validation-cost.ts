@@ -201,9 +201,14 @@ class CostWalk {
 function weightOf(node: Node): number {
   let weight = 1;
   if (Array.isArray(node.required)) weight += node.required.length;
-  if (Array.isArray(node.enum)) weight += JSON.stringify(node.enum).length;
-  if (node.const !== undefined) weight += JSON.stringify(node.const).length;
+  // A scalar is compared at once; an object or array deeply, at most as far as the value goes.
+  if (Array.isArray(node.enum)) for (const entry of node.enum) weight += equalityCost(entry);
+  if (node.const !== undefined) weight += equalityCost(node.const);
   return weight;
+}
+
+function equalityCost(value: JsonValue): number {
+  return typeof value === "object" && value !== null ? JSON.stringify(value).length : 1;
 }
 
 function decodePointerSegment(raw: string): string {
