@@ -22,7 +22,7 @@ import {
   validationCrashedMessage,
   validationTimeoutMessage,
 } from "./tool-messages.js";
-import { validateStoppably, type StoppableLimits } from "./stoppable-validation.js";
+import type { StoppableLimits } from "./stoppable-validation.js";
 import { validateArguments, type SchemaDialect, type ValidationResult } from "./validate-arguments.js";
 
 /**
@@ -125,6 +125,8 @@ async function validate(check: ArgumentCheck, validator: Extract<CompiledValidat
     }
   }
   const limitMs = validationLimitMs(stoppable.timeoutMs, check.text.length);
+  // Loaded only when needed: most runs never validate past the budget.
+  const { validateStoppably } = await import("./stoppable-validation.js");
   const outcome = await validateStoppably(schema, stoppable.dialect, args, { signal: stoppable.signal, timeoutMs: limitMs });
   switch (outcome.kind) {
     case "checked":
