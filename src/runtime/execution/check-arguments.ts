@@ -34,9 +34,9 @@ export const MAX_ARGUMENT_CHARS = 16_777_216;
 
 /**
  * The most work validation may do on the main thread: a schema's cost per character
- * (`validation-cost.ts`) times the arguments' length. Every schema gen writes for this repository's tools
- * and fixtures has a cost of at most 24, so its calls stay in process up to 1.4 MiB of arguments, at
- * today's speed; past it, or for a schema without a bound, validation runs where it can be stopped
+ * (`validation-cost.ts`) times the arguments' length. The schemas of this repository's tools and test
+ * fixtures have costs of 1 to 10 (all of gen's fixtures at most 32, which a test checks), so their calls
+ * stay in process up to 3 MiB of arguments (1 MiB at 32), at today's speed; past it, or for a schema without a bound, validation runs where it can be stopped
  * (`stoppable-validation.ts`). The slowest kind of validation per unit (every item of a long array failing
  * a union: Ajv builds an error per branch) does about 3 million units a second on a quiet 2-core machine
  * (100,000 such items, 4.8 million units, in 1.5 s), so the main thread is held about 10 s at the worst.

@@ -71,11 +71,8 @@ const schemaIds = new WeakMap<object, number>();
 /** Validates (and repairs) `args` against `schema` in a worker, within `limits`. Never rejects. */
 export function validateStoppably(schema: ParametersSchema, dialect: SchemaDialect, args: Record<string, unknown>, limits: StoppableLimits): Promise<StoppableOutcome> {
   if (limits.signal.aborted) return Promise.resolve({ kind: "aborted" });
-  let schemaId = schemaIds.get(schema);
-  if (schemaId === undefined) {
-    schemaId = ++nextSchemaId;
-    schemaIds.set(schema, schemaId);
-  }
+  const schemaId = schemaIds.get(schema) ?? ++nextSchemaId;
+  schemaIds.set(schema, schemaId);
   const id = ++nextId;
   return new Promise<StoppableOutcome>((resolve) => {
     let pooled: PooledWorker | undefined;
@@ -101,10 +98,12 @@ export function validateStoppably(schema: ParametersSchema, dialect: SchemaDiale
     };
     const onError = (error: Error): void => settle({ kind: "crashed", error: { name: error.name, message: error.message } }, false);
     const onExit = (code: number): void => settle({ kind: "crashed", error: { name: "Error", message: `the validation thread exited with code ${code}` } }, false);
-    const onAbort = (): void => settle({ kind: "aborted" }, false);
-    const onTimeout = (): void => settle({ kind: "timeout" }, false);
+    // A worker still starting, never given the arguments, is kept for the next call.
+    const onAbort = (): void => settle({ kind: "aborted" }, !posted);
+    const onTimeout = (): void => settle({ kind: "timeout" }, !posted);
     let timer = setTimeout(onTimeout, limits.timeoutMs);
     let settled = false;
+    let posted = false;
     limits.signal.addEventListener("abort", onAbort, { once: true });
     const start = (worker: PooledWorker): void => {
       queued = undefined;
@@ -114,9 +113,10 @@ export function validateStoppably(schema: ParametersSchema, dialect: SchemaDiale
       worker.worker.on("exit", onExit);
       void worker.ready.then(() => {
         if (settled) return;
-        const request: ValidationRequest = { id, schemaId: schemaId!, dialect, args, ...(worker.seen.has(schemaId!) ? {} : { schema }) };
-        worker.seen.add(schemaId!);
+        const request: ValidationRequest = { id, schemaId: schemaId, dialect, args, ...(worker.seen.has(schemaId) ? {} : { schema }) };
+        worker.seen.add(schemaId);
         worker.worker.postMessage(request);
+        posted = true;
         clearTimeout(timer);
         timer = setTimeout(onTimeout, limits.timeoutMs);
       });

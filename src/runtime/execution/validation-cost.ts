@@ -68,7 +68,7 @@ class CostWalk {
       let cost = canonicalizing + charge;
       let below = canonicalizing;
       for (const [node, count] of applied) {
-        cost += count * weightOf(node);
+        cost += count * this.weightOf(node);
         if (node.uniqueItems === true) below += count;
       }
       worst = Math.max(worst, cost);
@@ -78,6 +78,17 @@ class CostWalk {
       }
     }
     return worst;
+  }
+
+  private readonly weights = new Map<Node, number>();
+
+  private weightOf(node: Node): number {
+    let weight = this.weights.get(node);
+    if (weight === undefined) {
+      weight = weightOf(node);
+      this.weights.set(node, weight);
+    }
+    return weight;
   }
 
   private idOf(node: Node): number {
@@ -156,6 +167,9 @@ class CostWalk {
         keyCost += count * (1 + (isNode(properties) ? Object.keys(properties).length : 0) + (isNode(node.patternProperties) ? Object.keys(node.patternProperties).length : 0));
       }
     }
+    // The walk's own work stays bounded too, however wide the schema.
+    this.steps += (names.size + positions + 2) * applied.size;
+    if (this.steps > MAX_STEPS) throw new Unbounded();
     const children: { entries: Applied; keyCost: number }[] = [];
     for (const name of names) children.push({ entries: this.atKey(applied, name), keyCost });
     children.push({ entries: this.atKey(applied, undefined), keyCost });
