@@ -27,8 +27,8 @@ import { validateArguments, type SchemaDialect, type ValidationResult } from "./
 
 /**
  * The longest arguments text a call may send (16 MiB of characters; MCP lines stop at 8 MiB before it).
- * Validation takes time linear in it (linear-validation.ts), so this bound is what keeps every call's
- * validation short: about a second at most per MiB on a slow machine, whatever the schema's patterns.
+ * Patterns and `uniqueItems` take time linear in it (linear-validation.ts); what the rest of a schema
+ * multiplies it by is bounded below (`IN_PROCESS_VALIDATION_BUDGET`).
  */
 export const MAX_ARGUMENT_CHARS = 16_777_216;
 
@@ -36,8 +36,8 @@ export const MAX_ARGUMENT_CHARS = 16_777_216;
  * The most work validation may do on the main thread: a schema's cost per character
  * (`validation-cost.ts`) times the arguments' length. The schemas of this repository's tools and test
  * fixtures have costs of 1 to 10 (all of gen's fixtures at most 32, which a test checks), so their calls
- * stay in process up to 3 MiB of arguments (1 MiB at 32), at today's speed; past it, or for a schema without a bound, validation runs where it can be stopped
- * (`stoppable-validation.ts`). The slowest kind of validation per unit (every item of a long array failing
+ * stay in process up to 3 MiB of arguments (1 MiB at 32), at today's speed; past it, or for a schema
+ * without a bound, validation runs where it can be stopped (`stoppable-validation.ts`). The slowest kind of validation per unit (every item of a long array failing
  * a union: Ajv builds an error per branch) does about 3 million units a second on a quiet 2-core machine
  * (100,000 such items, 4.8 million units, in 1.5 s), so the main thread is held about 10 s at the worst.
  */
