@@ -22,7 +22,9 @@ describe("validationCost", () => {
   });
 
   const overlapping = { type: "object", properties: { next: ref("T") } };
-  const diamond = Object.fromEntries(Array.from({ length: 40 }, (_, level) => [`D${level}`, level === 39 ? { type: "string" } : { anyOf: [ref(`D${level + 1}`), ref(`D${level + 1}`)] }]));
+  const diamond: JsonSchema = Object.fromEntries(
+    Array.from({ length: 40 }, (_, level): [string, JsonSchema] => [`D${level}`, level === 39 ? { type: "string" } : { anyOf: [ref(`D${level + 1}`), ref(`D${level + 1}`)] }]),
+  );
   test.each<[string, JsonSchema]>([
     ["recursive branches that overlap", parameters(ref("T"), { T: { anyOf: [overlapping, overlapping] } })],
     ["oneOf, overlapping through different keywords", parameters(ref("T"), { T: { oneOf: [{ properties: { a: ref("T") } }, { additionalProperties: ref("T") }] } })],
