@@ -18,7 +18,11 @@ import { build, type Plugin } from "esbuild";
  * The public entry points, the bin, and the scripted server: CI's run of the installed package
  * (`.ci/installed-package-run.mjs`) starts it from its place in dist/, as the demo ships it.
  */
-const ENTRY_POINTS = ["src/index.ts", "src/tools.ts", "src/testing.ts", "src/bin/sigloop.ts", "src/scripted-server/scripted-server.ts"];
+const ENTRY_POINTS = [
+  "src/index.ts", "src/tools.ts", "src/testing.ts", "src/bin/sigloop.ts", "src/scripted-server/scripted-server.ts",
+  // Started by path as a worker thread (src/runtime/execution/stoppable-validation.ts).
+  "src/runtime/execution/validation-worker.ts",
+];
 const PLACED_BY_OWN_PATH = "src/shared/package-layout.ts";
 /** Stands for that module's own URL in the bundle until the file it landed in is known. */
 const OWN_URL = "__sigloopOwnUrl__";

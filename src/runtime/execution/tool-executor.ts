@@ -31,6 +31,7 @@ import {
 import { toolInputProblem } from "./tool-input-error.js";
 import type { ToolCallContext, ToolContext, ToolExecutor, ToolOutcome } from "../loop/types.js";
 import { compileArguments, createAjv } from "./validate-arguments.js";
+import { validationCost } from "./validation-cost.js";
 
 export interface ToolExecutorOptions {
   schemas: SchemasFile;
@@ -128,7 +129,8 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolRunner & P
       // Another call may have compiled it while this one waited for Ajv.
       if (entry.validator !== undefined) return entry.validator;
       try {
-        entry.validator = { ok: true, validate: compileArguments(instance, entry.definition.function.parameters) };
+        const { parameters } = entry.definition.function;
+        entry.validator = { ok: true, validate: compileArguments(instance, parameters), cost: validationCost(parameters) };
       } catch (error) {
         entry.validator = { ok: false, error };
       }
@@ -178,6 +180,7 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolRunner & P
       schema: entry.definition.function.parameters,
       validator: () => validatorFor(entry),
       schemaFailed: (error) => ({ status: "tool_error", content: schemaFailedMessage(name, error) }),
+      stoppable: { dialect: "draft-07", timeoutMs, signal: context.signal },
     });
     if (!checked.ok) return checked.outcome;
 

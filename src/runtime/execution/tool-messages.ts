@@ -117,8 +117,20 @@ export function toolFailedMessage(tool: string, thrown: unknown): string {
 }
 
 export function timeoutMessage(tool: string, timeoutMs: number): string {
-  const limit = timeoutMs % 1000 === 0 ? `${timeoutMs / 1000} s` : `${timeoutMs} ms`;
-  return `The tool ${tool} timed out: it did not finish within ${limit}, so it was stopped and has no result. Try a smaller task or another approach.`;
+  return `The tool ${tool} timed out: it did not finish within ${durationText(timeoutMs)}, so it was stopped and has no result. Try a smaller task or another approach.`;
+}
+
+/** Validation that passed the call's time limit, in its worker (stoppable-validation.ts). */
+export function validationTimeoutMessage(tool: string, timeoutMs: number): string {
+  return `The arguments for ${tool} could not be checked within the call's time limit of ${durationText(timeoutMs)} (its parameters schema makes checking them slow), so checking was stopped and it was not run. Send smaller or less nested arguments.`;
+}
+
+export function validationCrashedMessage(tool: string, thrown: unknown): string {
+  return `The arguments for ${tool} could not be checked: the thread checking them failed (${describeThrown(thrown)}), so it was not run. Send smaller or less nested arguments.`;
+}
+
+function durationText(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
 export function abortedMessage(tool: string): string {

@@ -26,7 +26,8 @@ export type ValidationResult =
  * draft-07 meta-schema means compiling that meta-schema first (~45 ms, most of a run's first tool call),
  * while gen writes only schemas that compile in strict Ajv and Ajv itself still refuses a keyword whose
  * value has the wrong type (`minLength: "5"`, `type: "strin"`); patterns and `uniqueItems` in linear time
- * (`linear-validation.ts`), so no schema makes a call hold the process. Ajv is loaded here, once a run needs it, not at start-up:
+ * (`linear-validation.ts`), and a schema whose unions multiply the work runs where it can be stopped
+ * (`check-arguments.ts`), so no schema makes a call hold the process. Ajv is loaded here, once a run needs it, not at start-up:
  * loading it costs about as much as loading the `openai` SDK, and the first request needs neither.
  * Loaded with `require`, not `import()`: Ajv is CommonJS, and an `import()` of it would first go through
  * the ES module loader (and its hooks, when a TypeScript loader is registered) for nothing.

@@ -18,6 +18,7 @@ import { itemsAsText } from "../loop/tool-result-items.js";
 import { DEFAULT_MAX_RESULT_CHARS, suggestName } from "../execution/tool-executor.js";
 import { abortedMessage, internalErrorMessage, quoteName, timeoutMessage, toolFailedMessage, unknownToolMessage } from "../execution/tool-messages.js";
 import { compileArguments, createAjv, type SchemaDialect } from "../execution/validate-arguments.js";
+import { validationCost } from "../execution/validation-cost.js";
 import type { ToolCall } from "../loop/messages.js";
 import type { ToolContext, ToolExecutor, ToolInfo, ToolOrigin, ToolOutcome } from "../loop/types.js";
 import { mapCallResult } from "./call-result.js";
@@ -122,7 +123,7 @@ export function createMcpToolSet(options: McpToolSetOptions): McpToolSet {
     const instance = await ajv;
     if (entry.validator !== undefined) return entry.validator;
     try {
-      entry.validator = { ok: true, validate: compileArguments(instance, entry.schemas.checked) };
+      entry.validator = { ok: true, validate: compileArguments(instance, entry.schemas.checked), cost: validationCost(entry.schemas.checked) };
     } catch (error) {
       entry.validator = { ok: false, error };
     }
@@ -138,6 +139,7 @@ export function createMcpToolSet(options: McpToolSetOptions): McpToolSet {
       schema: entry.schemas.checked,
       validator: () => validatorFor(entry),
       schemaFailed: (error) => ({ status: "tool_error", content: serverSchemaFailedMessage(name, server, error instanceof Error ? error.message : String(error)) }),
+      stoppable: { dialect: entry.schemas.dialect, timeoutMs, signal: context.signal },
     });
     if (!checked.ok) return checked.outcome;
     if (context.signal.aborted) return { status: "aborted", content: abortedMessage(name) };
