@@ -13,7 +13,9 @@
  *   group of its own), which tells the executor's own cost apart from the transport's.
  * - Start-up: `connectMcpServers` with three stdio servers (server-everything, server-filesystem, the
  *   project's recording fault server) versus the slowest of the three started alone with the SDK
- *   (`StdioClientTransport`, connect, tools/list); target ≤ slowest + 0.2 s (they start in parallel).
+ *   (`StdioClientTransport`, connect, tools/list); target ≤ slowest + 0.2 s (they start in parallel). A
+ *   middle row starts the three in parallel with the SDK: what the machine allows (on two busy cores,
+ *   three starts in one scheduling group share it), so the client's own part shows apart from it.
  */
 import { spawn } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -197,20 +199,29 @@ async function startUp(servers: StdioServerConfig[]): Promise<void> {
     await connected.servers.close();
     return ms;
   };
-  const rounds: { slowest: number; together: number }[] = [];
+  const sdkTogether = async (): Promise<number> => {
+    const start = performance.now();
+    await Promise.all(servers.map(alone));
+    return performance.now() - start;
+  };
+  const rounds: { slowest: number; together: number; sdkTogether: number }[] = [];
   for (let round = 0; round <= START_ROUNDS; round++) {
     process.stderr.write(`mcp-client-bench: start-up, round ${round + 1}\n`);
     const each: number[] = [];
     for (const server of servers) each.push(await alone(server));
-    const ms = await together();
-    if (round > 0) rounds.push({ slowest: Math.max(...each), together: ms });
+    // Each round starts with the other of the two parallel starts.
+    const [first, second] = round % 2 === 0 ? [together, sdkTogether] : [sdkTogether, together];
+    const times = new Map([[first, await first()], [second, await second()]]);
+    if (round > 0) rounds.push({ slowest: Math.max(...each), together: times.get(together)!, sdkTogether: times.get(sdkTogether)! });
   }
+  const seconds = (values: number[]) => `${(median(values) / 1000).toFixed(3)} s`;
   printTable(
     `MCP client: start-up of three stdio servers to their tools (median of ${START_ROUNDS} rounds after a warm-up; target ≤ slowest + 0.2 s)`,
     ["what", "time", "vs slowest alone"],
     [
-      ["slowest server alone (SDK: spawn, initialize, tools/list)", `${(median(rounds.map((r) => r.slowest)) / 1000).toFixed(3)} s`, ""],
-      ["connectMcpServers, all three", `${(median(rounds.map((r) => r.together)) / 1000).toFixed(3)} s`, `**${signed(median(rounds.map((r) => r.together - r.slowest)) / 1000)} s**`],
+      ["slowest server alone (SDK: spawn, initialize, tools/list)", seconds(rounds.map((r) => r.slowest)), ""],
+      ["the SDK, all three in parallel (what the machine allows)", seconds(rounds.map((r) => r.sdkTogether)), `${signed(median(rounds.map((r) => r.sdkTogether - r.slowest)) / 1000)} s`],
+      ["connectMcpServers, all three", seconds(rounds.map((r) => r.together)), `**${signed(median(rounds.map((r) => r.together - r.slowest)) / 1000)} s**`],
     ],
   );
 }
