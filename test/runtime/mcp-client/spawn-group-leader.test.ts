@@ -10,10 +10,10 @@ import { spawnGroupLeader } from "../../../src/runtime/mcp-client/spawn-group-le
 import { tempDir } from "../../cli/support.js";
 
 const linux = process.platform === "linux";
-const perlOnPath = (process.env.PATH ?? "").split(path.delimiter).some((dir) => {
+const perlOnPath = (process.env.PATH ?? "").split(path.delimiter).filter((dir) => dir !== "").some((dir) => {
   try {
     accessSync(path.join(dir, "perl"), constants.X_OK);
-    return dir !== "";
+    return true;
   } catch {
     return false;
   }
