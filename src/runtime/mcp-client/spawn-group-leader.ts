@@ -8,7 +8,7 @@
  * Linux a new session also gets a scheduling group of its own (autogroup), and every request/response
  * round trip between two scheduling groups waits longer for the CPU (about twice as long per MCP call
  * on a loaded machine). So on Linux, where `perl` is on our PATH (Debian and Ubuntu always have it), a
- * two-line perl launcher calls `setpgid(0, 0)` alone and `exec`s the program: a group of its own, in our
+ * one-line perl launcher calls `setpgid(0, 0)` alone and `exec`s the program: a group of its own, in our
  * session. It reports a failed `exec` through a close-on-exec pipe (fd 3), whose end without a word
  * means the program runs. Elsewhere (no perl, macOS, where sessions cost nothing, a server whose `env`
  * sets `PERL…` variables that would steer the launcher) it is `detached`. On Windows there are no groups.
