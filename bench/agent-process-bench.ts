@@ -31,7 +31,7 @@ const PROMPT = "What time is it? Ask 100 times.";
 const BENCH_KEY = "sk-agent-bench-0000";
 
 /** Tool results in a request's history, in whichever dialect it speaks. */
-function toolResults(request: RecordedRequest): number {
+export function toolResults(request: RecordedRequest): number {
   const history = request.body?.messages ?? request.body?.input;
   if (!Array.isArray(history)) return 0;
   return (history as Array<{ role?: string; type?: string; content?: unknown }>).reduce((count, item) => {

@@ -80,11 +80,13 @@ export async function runCliInProcess(argv: string[], env: NodeJS.ProcessEnv, cw
 
 /** Starts the real CLI (`tsx scripts/agent.ts`) with stdin closed. */
 /** The process `npm run agent` starts (npm's own start-up left out), with `argv` after the script's own words. */
-export function spawnCli(argv: string[], env: NodeJS.ProcessEnv, cwd = projectRoot): ChildProcess & { done: Promise<CliRun> } {
+/** `asTerminalJob`: the agent leads a process group of its own, as a shell runs a command, so that a terminal's Ctrl-C can be sent to that group. */
+export function spawnCli(argv: string[], env: NodeJS.ProcessEnv, cwd = projectRoot, { asTerminalJob = false } = {}): ChildProcess & { done: Promise<CliRun> } {
   const child = spawn(process.execPath, [...npmScriptArgs(projectRoot, "agent"), ...argv], {
     cwd,
     env: { PATH: process.env.PATH, ...env },
     stdio: ["ignore", "pipe", "pipe"],
+    detached: asTerminalJob,
   });
   let stdout = "";
   let stderr = "";

@@ -1,19 +1,21 @@
 /**
  * The stdio transport for a server sigloop starts: the SDK's framing (`ReadBuffer`, `serializeMessage`)
- * and default environment, over a child that leads a process group of its own (the SDK's
- * `StdioClientTransport` spawns into ours, which it cannot end as a whole). So a terminal's Ctrl-C reaches
- * the agent alone, which cancels its calls before it closes the servers, and closing ends every process
- * the server started (an `npx` launcher's child included). Close: stdin ends; the group gets SIGTERM
- * after `CLOSE_STEP_MS` (at once when the leader has already exited), SIGKILL `CLOSE_STEP_MS` later if
- * any process of it is left. A group still alive when this process exits, whatever the path, is killed
- * then (synchronously, in the `exit` handler). The server's stderr arrives one line at a time.
+ * and default environment, over a child that leads a process group of its own (`spawn-group-leader.ts`;
+ * the SDK's `StdioClientTransport` spawns into ours, which it cannot end as a whole). So a terminal's
+ * Ctrl-C reaches the agent alone, which cancels its calls before it closes the servers, and closing ends
+ * every process the server started (an `npx` launcher's child included). Close: stdin ends; the group
+ * gets SIGTERM (and SIGCONT, for a process stopped by the terminal) after `CLOSE_STEP_MS` (at once when
+ * the leader has already exited), SIGKILL `CLOSE_STEP_MS` later if any process of it is left. A group
+ * still alive when this process exits, whatever the path, is killed then (synchronously, in the `exit`
+ * handler). The server's stderr arrives one line at a time.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { createLineSplitter } from "./line-splitter.js";
+import { spawnGroupLeader } from "./spawn-group-leader.js";
 
 export interface ProcessGroupServer {
   command: string;
@@ -79,24 +81,23 @@ export class ProcessGroupTransport implements Transport {
     installExitHook();
     const server = this.#server;
     return new Promise((resolve, reject) => {
-      const child = spawn(server.command, [...server.args], {
+      const { child, started } = spawnGroupLeader(server.command, server.args, {
         env: { ...getDefaultEnvironment(), ...server.env },
         ...(server.cwd !== undefined ? { cwd: server.cwd } : {}),
-        stdio: ["pipe", "pipe", "pipe"],
-        detached: POSIX,
-        windowsHide: true,
       });
       this.#child = child;
       this.#exited = new Promise((done) => child.once("exit", () => done()));
-      child.once("error", (error) => {
-        reject(error);
-        this.onerror?.(error);
-        this.#finish();
-      });
-      child.once("spawn", () => {
-        if (child.pid !== undefined) liveGroups.add(child.pid);
-        resolve();
-      });
+      started.then(
+        () => {
+          if (child.pid !== undefined) liveGroups.add(child.pid);
+          resolve();
+        },
+        (error: Error) => {
+          reject(error);
+          this.onerror?.(error);
+          this.#finish();
+        },
+      );
       child.stdout?.on("data", (chunk: Buffer) => {
         this.#buffer.append(chunk);
         this.#readMessages();
@@ -153,9 +154,12 @@ export class ProcessGroupTransport implements Transport {
     child.stdin?.end();
     const leaderGone = await settlesWithin(this.#exited, CLOSE_STEP_MS);
     if (!leaderGone || groupAlive(pid)) {
-      killGroup(pid, "SIGTERM");
+      // Before its launcher has made the group, the leader is reached by its pid alone.
+      if (!killGroup(pid, "SIGTERM")) child.kill("SIGTERM");
+      killGroup(pid, "SIGCONT");
       await until(() => !groupAlive(pid), CLOSE_STEP_MS);
       if (groupAlive(pid)) killGroup(pid, "SIGKILL");
+      else if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
     }
     liveGroups.delete(pid);
     this.#finish();

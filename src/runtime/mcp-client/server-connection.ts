@@ -164,9 +164,10 @@ export function createServerConnection(options: ServerConnectionOptions): Server
     const current = client;
     if (current === undefined) return { kind: "unavailable", why: out ?? "it is not connected" };
     const remaining = Math.max(1, deadline - Date.now());
+    const forSdk = callSignal(signal);
     try {
       const progress = onProgress !== undefined ? { onprogress: ({ progress, total, message }: Progress) => onProgress(progress, total, message) } : {};
-      const result = await current.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: remaining, ...progress });
+      const result = await current.callTool({ name: tool, arguments: args }, undefined, { signal: forSdk.signal, timeout: remaining, ...progress });
       return { kind: "result", result: result as Record<string, unknown> };
     } catch (error) {
       if (signal.aborted) return { kind: "aborted" };
@@ -176,6 +177,8 @@ export function createServerConnection(options: ServerConnectionOptions): Server
         return { kind: "stopped" };
       }
       return { kind: "error", message: describeError(error) };
+    } finally {
+      forSdk.release();
     }
   }
 
@@ -191,6 +194,20 @@ export function createServerConnection(options: ServerConnectionOptions): Server
       await closing?.close().catch(() => undefined);
     },
   };
+}
+
+/**
+ * A signal of the call's own that follows `outer` until released. The SDK never removes the listener
+ * it adds to a request's signal, and the signal a call gets is the whole run's: given that one, every
+ * call of a run would stay listening on it (each call slower than the last, and Ctrl-C would send
+ * `notifications/cancelled` for every call already answered).
+ */
+function callSignal(outer: AbortSignal): { signal: AbortSignal; release(): void } {
+  const own = new AbortController();
+  if (outer.aborted) own.abort(outer.reason);
+  const follow = () => own.abort(outer.reason);
+  outer.addEventListener("abort", follow, { once: true });
+  return { signal: own.signal, release: () => outer.removeEventListener("abort", follow) };
 }
 
 /** The SDK's `connect` does not watch its signal while the transport starts: a spawn that hangs is raced here. */
