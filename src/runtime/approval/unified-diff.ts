@@ -3,24 +3,22 @@
  * `diff` package. Lines the two texts share at the start and the end are set aside first (all but the
  * context), so an edit of a large file diffs only the few lines around it. A stretch only added or only
  * removed (a new file among them) is shown whole, at a cost linear in its length. The line diff looks
- * for at most 100 edits (its cost grows with their square, and with the stretch's length times them) in a
- * stretch of at most 10,000 lines; when it finds more, the stretch is shown removed and added whole if
- * that fits a screen (200 lines), and otherwise the headers are followed by one summary line instead of
- * tens of thousands of `-` and `+` lines nobody could read: `whole file replaced: N lines → M lines
- * (changed in too many places to show line by line)`, or `lines A–B replaced: …` when the file's start
- * or end is kept. Everything but that summary is a patch that turns the old text into the new one. The
- * limits count lines and edits, never time, so a change is always shown the same way; a 1 MB file's
- * preview stays well under 100 ms.
+ * for at most 200 edits (a line removed or added; its cost grows with their square, and with the
+ * stretch's length times them) in a stretch of at most 10,000 lines. A change beyond that could not be
+ * read anyway (a screen shows 200 lines): the headers are followed by one summary line instead of
+ * thousands of `-` and `+` lines, `whole file replaced: N lines → M lines (changed in too many places
+ * to show line by line)`, or `lines A–B replaced: …` when the file's start or end is kept. Everything
+ * but that summary is a patch that turns the old text into the new one. The limits count lines and
+ * edits, never time, so a change is always shown the same way; a 1 MB file's preview stays well under
+ * 100 ms.
  */
 import { structuredPatch, type StructuredPatchHunk } from "diff";
 
 const CONTEXT = 3;
-/** The most edits the line diff looks for before it gives up. */
-const MAX_EDIT_LENGTH = 100;
+/** The most edits the line diff looks for before it gives up: as many lines as a screen shows. */
+const MAX_EDIT_LENGTH = 200;
 /** Past this many lines in the changed stretch (both sides), even preparing the line diff costs too much. */
 const MAX_DIFFED_LINES = 10_000;
-/** A stretch the line diff gave up on is still shown removed and added while it is at most this long (both sides): a screen. */
-const MAX_SHOWN_WHOLE = 200;
 
 /** The diff from `before` (`undefined`: the file does not exist yet) to `after`. */
 export function unifiedDiff(path: string, before: string | undefined, after: string): string {
@@ -41,9 +39,8 @@ export function unifiedDiff(path: string, before: string | undefined, after: str
   const patch = oldLines.length + newLines.length > MAX_DIFFED_LINES
     ? undefined
     : structuredPatch("a", "b", oldLines.join(""), newLines.join(""), undefined, undefined, { context: CONTEXT, maxEditLength: MAX_EDIT_LENGTH });
-  if (patch !== undefined) return [...header, ...patch.hunks.flatMap((hunk) => hunkLines(hunk, stretch.skipStart))].join("\n");
-  if (removed + added <= MAX_SHOWN_WHOLE) return [...header, ...hunkLines(wholeStretch(stretch), stretch.skipStart)].join("\n");
-  return [...header, replacementSummary(stretch)].join("\n");
+  if (patch === undefined) return [...header, replacementSummary(stretch)].join("\n");
+  return [...header, ...patch.hunks.flatMap((hunk) => hunkLines(hunk, stretch.skipStart))].join("\n");
 }
 
 /** The changed lines are `old[start, old.length - end)` and `now[start, now.length - end)`; the skips leave the context out. */

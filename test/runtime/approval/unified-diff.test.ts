@@ -45,15 +45,13 @@ describe("unifiedDiff", () => {
     expect(unifiedDiff("f.txt", before, after)).toBe("--- a/f.txt\n+++ b/f.txt\nlines 2–2000 replaced: 1999 lines → 1999 lines (changed in too many places to show line by line)");
   });
 
-  it("shows a block too changed for the line diff removed and added, with its context, while it fits a screen", () => {
-    const before = numbered(100);
-    const lines = before.split("\n").slice(0, -1);
-    const after = [...lines.slice(0, 20), ...Array.from({ length: 60 }, (_, i) => `other ${i}`), ...lines.slice(80)].join("\n") + "\n";
-    const diff = unifiedDiff("b.txt", before, after).split("\n");
-    expect(diff.slice(0, 7)).toEqual(["--- a/b.txt", "+++ b/b.txt", "@@ -18,66 +18,66 @@", " line 18", " line 19", " line 20", "-line 21"]);
-    expect(diff.slice(65, 67)).toEqual(["-line 80", "+other 0"]);
-    expect(diff.slice(-4)).toEqual(["+other 59", " line 81", " line 82", " line 83"]);
-    expect(applyPatch(before, diff.join("\n"))).toBe(after);
+  it("shows a change of up to 200 edits line by line, even scattered over a long stretch", () => {
+    const before = numbered(5000);
+    const after = before.split("\n").map((line, i) => (i % 50 === 25 ? `${line} changed` : line)).join("\n");
+    const diff = unifiedDiff("s.txt", before, after);
+    expect(diff.split("\n").filter((line) => line.startsWith("@@"))).toHaveLength(100);
+    expect(diff.split("\n").slice(2, 5)).toEqual(["@@ -23,7 +23,7 @@", " line 23", " line 24"]);
+    expect(applyPatch(before, diff)).toBe(after);
   });
 
   it("still shows a long stretch that is only added or only removed, line by line", () => {
