@@ -1,34 +1,39 @@
 /**
  * `npm run bench -- mcp-http`: `sigloop mcp --http` under 50 concurrent clients calling a trivial tool,
  * against a floor: a minimal server written with the same SDK (node:http, StreamableHTTPServerTransport,
- * one session per client, one hand-written tool). Both run as processes started the same way (node --import tsx),
- * alternately, the same SDK client driving them from this process; the first round is a warm-up. The
- * server's CPU time per call is reported beside calls/s: on a shared machine it depends far less on
- * what else runs. Then
- * the memory each idle session holds: the server's resident size before and after opening sessions
- * that only initialize.
+ * one session per client, one hand-written tool). Both run as a user runs a server: `node FILE`, plain
+ * JavaScript, in the project where sigloop's packed tarball is installed (the floor's SDK is the one
+ * that install resolved, sigloop's compiled bin its own command), stderr to a file as a service's log.
+ * They take turns, the first of each round alternating; every round starts a fresh process, so each
+ * first gets a warm-up under the same load (its first calls import the tool and compile validators,
+ * once per process) before anything is counted. Latency percentiles are over every counted call of every
+ * round, so p99 rests on thousands of calls. The server's CPU time per call is reported beside calls/s:
+ * on a shared machine it depends far less on what else runs. Then the memory each idle session holds:
+ * the server's resident size before and after opening sessions that only initialize.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { binPath, installedProject } from "./installed-project.js";
 import { median, printTable } from "./table.js";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const CLIENTS = 50;
-const ROUNDS = 4;
-const ROUND_MS = 4000;
+const ROUNDS = 6;
+const WARM_UP_MS = 1500;
+const ROUND_MS = 3000;
 const IDLE_SESSIONS = 500;
 
+/** Plain JavaScript, as a hand-written server would be: no loader between it and Node. */
 const FLOOR = `import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
-const sessions = new Map<string, StreamableHTTPServerTransport>();
+const sessions = new Map();
 const http = createServer(async (req, res) => {
   const id = req.headers["mcp-session-id"];
   if (typeof id === "string") {
@@ -53,57 +58,62 @@ http.listen(0, "127.0.0.1", () => {
 process.on("SIGTERM", () => process.exit(143));
 `;
 
-interface Load {
-  callsPerSecond: number;
-  p50: number;
-  p99: number;
-  /** The server process's CPU time per call (user + system), in ms; NaN where /proc is missing. */
-  cpuPerCall: number;
+/** One round of one server: what the counted calls took, and the server process's CPU time meanwhile. */
+interface Round {
+  /** Of every call begun in the counted window. */
+  latencies: number[];
+  /** Calls that ended in the counted window. */
+  finished: number;
+  /** User plus system CPU time of the server process during the counted window, in ms; NaN where /proc is missing. */
+  cpuMs: number;
+}
+
+interface Variant {
+  name: string;
+  /** The file `node` runs, then its arguments. */
+  argv: string[];
 }
 
 export async function run(): Promise<void> {
-  // Inside the project (git-ignored tmp/), so the floor resolves the SDK from the project's node_modules.
-  const work = path.join(root, "tmp", `mcp-http-bench-${process.pid}`);
-  mkdirSync(work, { recursive: true });
+  const project = await installedProject();
+  const logs = mkdtempSync(path.join(tmpdir(), "sigloop-mcp-http-bench-"));
   try {
-    const floorFile = path.join(work, "floor.ts");
+    const floorFile = path.join(project, "mcp-http-floor.mjs");
     writeFileSync(floorFile, FLOOR);
-    const variants: [string, string, string[]][] = [
-      ["floor: the SDK's Streamable HTTP transport on node:http, one hand-written tool", floorFile, []],
-      ["sigloop mcp --http, default tools", path.join(root, "scripts", "mcp.ts"), ["--workspace", work, "--http", "0", "--max-sessions", "1000"]],
+    const variants: Variant[] = [
+      { name: "floor: the SDK's Streamable HTTP transport on node:http, one hand-written tool", argv: [floorFile] },
+      { name: "sigloop mcp --http (installed bin), its built-in tools", argv: [realpathSync(binPath(project)), "mcp", "--workspace", project, "--http", "0", "--max-sessions", "1000"] },
     ];
-    const loads = new Map<string, Load[]>(variants.map(([name]) => [name, []]));
+    const rounds = new Map<string, Round[]>(variants.map(({ name }) => [name, []]));
     const memory = new Map<string, number>();
     for (let round = 0; round < ROUNDS; round++) {
-      for (const [name, file, args] of variants) {
-        process.stderr.write(`mcp-http-bench: ${name}, round ${round + 1}\n`);
-        const server = await startServer(file, args, work);
+      for (const variant of round % 2 === 0 ? variants : [...variants].reverse()) {
+        process.stderr.write(`mcp-http-bench: ${variant.name}, round ${round + 1} of ${ROUNDS}\n`);
+        const server = await startServer(variant.argv, project, logs);
         try {
-          const load = await measureLoad(server);
-          if (round > 0) loads.get(name)!.push(load);
+          rounds.get(variant.name)!.push(await measureRound(server));
         } finally {
           await server.stop();
         }
       }
     }
-    for (const [name, file, args] of variants) {
-      process.stderr.write(`mcp-http-bench: ${name}, idle sessions\n`);
+    for (const variant of variants) {
+      process.stderr.write(`mcp-http-bench: ${variant.name}, idle sessions\n`);
       // A fresh process, so the heap a load round left behind does not hide the sessions' growth.
-      const server = await startServer(file, args, work);
+      const server = await startServer(variant.argv, project, logs);
       try {
         const bytes = await idleSessionBytes(server);
-        if (bytes !== undefined) memory.set(name, bytes);
+        if (bytes !== undefined) memory.set(variant.name, bytes);
       } finally {
         await server.stop();
       }
     }
-    const floorName = variants[0]![0];
-    const floor = summary(loads.get(floorName)!);
+    const floor = summary(rounds.get(variants[0]!.name)!);
     printTable(
-      `MCP over HTTP: ${CLIENTS} concurrent clients calling get_time (${ROUNDS - 1} rounds of ${ROUND_MS / 1000} s after a warm-up, medians; targets ≥ 0.9x calls/s, ≤ 1.2x p99)`,
-      ["server", "calls/s", "vs floor", "p50", "p99", "p99 vs floor", "server CPU per call", "vs floor", `memory per idle session (${IDLE_SESSIONS} opened)`],
-      variants.map(([name]) => {
-        const own = summary(loads.get(name)!);
+      `MCP over HTTP: ${CLIENTS} concurrent clients calling get_time (${ROUNDS} rounds of ${ROUND_MS / 1000} s, each after ${WARM_UP_MS / 1000} s of warm-up; calls/s the median round, percentiles over all calls; goals ≥ 0.9x calls/s, ≤ 1.2x p99)`,
+      ["server", "calls/s", "vs floor (goal ≥ 0.9x)", "p50", "p99", "p99 vs floor (goal ≤ 1.2x)", "calls counted", "server CPU per call", "vs floor", `memory per idle session (${IDLE_SESSIONS} opened)`],
+      variants.map(({ name }) => {
+        const own = summary(rounds.get(name)!);
         const bytes = memory.get(name);
         return [
           name,
@@ -112,21 +122,31 @@ export async function run(): Promise<void> {
           `${own.p50.toFixed(1)} ms`,
           `${own.p99.toFixed(1)} ms`,
           `${(own.p99 / floor.p99).toFixed(2)}x`,
+          String(own.calls),
           `${own.cpuPerCall.toFixed(2)} ms`,
           `${(own.cpuPerCall / floor.cpuPerCall).toFixed(2)}x`,
           bytes === undefined ? "n/a" : `${(bytes / 1024).toFixed(1)} KiB`,
         ];
       }),
     );
-    process.stdout.write(`Node ${process.version}; each server a process started with node --import tsx; clients: the SDK's Client over StreamableHTTPClientTransport in the bench process.\n\n`);
+    process.stdout.write(`Node ${process.version}; each server a process started as node FILE in the installed project; clients: the SDK's Client over StreamableHTTPClientTransport in the bench process.\n\n`);
   } finally {
-    rmSync(work, { recursive: true, force: true });
+    rmSync(logs, { recursive: true, force: true });
   }
 }
 
-function summary(loads: readonly Load[]): Load {
-  const of = (pick: (load: Load) => number): number => median(loads.map(pick));
-  return { callsPerSecond: of((load) => load.callsPerSecond), p50: of((load) => load.p50), p99: of((load) => load.p99), cpuPerCall: of((load) => load.cpuPerCall) };
+function summary(rounds: readonly Round[]): { callsPerSecond: number; p50: number; p99: number; cpuPerCall: number; calls: number } {
+  const all = rounds.flatMap((round) => round.latencies).sort((a, b) => a - b);
+  const at = (q: number): number => all[Math.min(all.length - 1, Math.floor(q * all.length))]!;
+  const cpu = rounds.reduce((sum, round) => sum + round.cpuMs, 0);
+  const finished = rounds.reduce((sum, round) => sum + round.finished, 0);
+  return {
+    callsPerSecond: median(rounds.map((round) => (round.finished * 1000) / ROUND_MS)),
+    p50: at(0.5),
+    p99: at(0.99),
+    cpuPerCall: cpu / finished,
+    calls: all.length,
+  };
 }
 
 interface RunningServer {
@@ -137,20 +157,19 @@ interface RunningServer {
 
 let started = 0;
 
-async function startServer(file: string, args: readonly string[], cwd: string): Promise<RunningServer> {
+async function startServer(argv: readonly string[], cwd: string, logs: string): Promise<RunningServer> {
   // stderr goes to a file, as a service's log does: a pipe this busy process reads late would block the
   // server's synchronous log writes and time the bench instead of the server.
-  const logFile = path.join(cwd, `server-${(started += 1)}.log`);
+  const logFile = path.join(logs, `server-${(started += 1)}.log`);
   const log = openSync(logFile, "w");
-  // tsx's loader in the server's own process (not tsx's CLI, which would be a parent process): its pid is the server's.
-  const child = spawn(process.execPath, ["--import", "tsx", file, ...args], { cwd, stdio: ["ignore", "ignore", log] });
+  const child = spawn(process.execPath, argv, { cwd, stdio: ["ignore", "ignore", log] });
   closeSync(log);
   let exited = false;
   const exit = new Promise<void>((resolve) => child.on("close", () => resolve()));
   void exit.then(() => (exited = true));
   let url: string | undefined;
   while (url === undefined) {
-    if (exited) throw new Error(`${path.basename(file)} exited before listening: ${readFileSync(logFile, "utf8").slice(0, 500)}`);
+    if (exited) throw new Error(`${path.basename(argv[0]!)} exited before listening: ${readFileSync(logFile, "utf8").slice(0, 500)}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
     url = /listening on (\S+)\n/.exec(readFileSync(logFile, "utf8"))?.[1];
   }
@@ -164,8 +183,8 @@ async function startServer(file: string, args: readonly string[], cwd: string): 
   };
 }
 
-/** 50 clients, each calling in a loop for ROUND_MS; calls per second over all, latency percentiles, the server's CPU per call. */
-async function measureLoad(server: RunningServer): Promise<Load> {
+/** 50 clients, each calling in a loop: WARM_UP_MS uncounted, then ROUND_MS counted (latency of each call, the server's CPU time). */
+async function measureRound(server: RunningServer): Promise<Round> {
   const { url } = server;
   const clients = await Promise.all(
     Array.from({ length: CLIENTS }, async () => {
@@ -175,27 +194,33 @@ async function measureLoad(server: RunningServer): Promise<Load> {
     }),
   );
   const latencies: number[] = [];
-  const cpuBefore = cpuMs(server.child.pid);
-  const start = performance.now();
-  const end = start + ROUND_MS;
+  let finished = 0;
+  const begun = performance.now();
+  const countFrom = begun + WARM_UP_MS;
+  const end = countFrom + ROUND_MS;
+  const cpuAt = (ms: number): Promise<number> => new Promise((resolve) => setTimeout(() => resolve(cpuMs(server.child.pid)), ms));
+  const cpuBefore = cpuAt(countFrom - begun);
+  const cpuAfter = cpuAt(end - begun);
   await Promise.all(
     clients.map(async (client) => {
       while (performance.now() < end) {
         const began = performance.now();
         await client.callTool({ name: "get_time", arguments: {} });
-        latencies.push(performance.now() - began);
+        const ended = performance.now();
+        // Every call begun in the window has its latency counted, the slow last ones too; calls/s and CPU
+        // per call count those that ended in it.
+        if (began >= countFrom) latencies.push(ended - began);
+        if (ended >= countFrom && ended <= end) finished += 1;
       }
     }),
   );
-  const elapsed = performance.now() - start;
-  const cpu = cpuMs(server.child.pid) - cpuBefore;
-  await Promise.all(clients.map(async (client) => {
-    await (client.transport as StreamableHTTPClientTransport).terminateSession();
-    await client.close();
-  }));
-  latencies.sort((a, b) => a - b);
-  const at = (q: number): number => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!;
-  return { callsPerSecond: (latencies.length * 1000) / elapsed, p50: at(0.5), p99: at(0.99), cpuPerCall: cpu / latencies.length };
+  await Promise.all(
+    clients.map(async (client) => {
+      await (client.transport as StreamableHTTPClientTransport).terminateSession();
+      await client.close();
+    }),
+  );
+  return { latencies, finished, cpuMs: (await cpuAfter) - (await cpuBefore) };
 }
 
 /** User plus system CPU time of a process so far, in ms (Linux: /proc; NaN elsewhere). Counts less at a loaded machine's mercy than calls/s. */

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every benchmark section, one Markdown table each, on stdout. Each ratio is taken
  * against a baseline measured in the same run, so the numbers hold on a shared, noisy machine.
- * `npm run bench -- gen` (or `runtime`, `reliability`, `mcp`, `mcp-http`, `mcp-client`) runs one section.
+ * `npm run bench -- gen` (or `runtime`, `reliability`, `mcp`, `mcp-http`, `mcp-client`, `approval-diff`) runs one section.
  */
 const sections: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   gen: () => import("../bench/gen-bench.js"),
@@ -10,6 +10,7 @@ const sections: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   mcp: () => import("../bench/mcp-bench.js"),
   "mcp-http": () => import("../bench/mcp-http-bench.js"),
   "mcp-client": () => import("../bench/mcp-client-bench.js"),
+  "approval-diff": () => import("../bench/approval-diff-bench.js"),
 };
 
 const wanted = process.argv.slice(2);

@@ -40,11 +40,18 @@ export function questionText(tool: string): string {
 }
 
 function diffLines(preview: string, colors: boolean): string[] {
-  const all = preview.split("\n");
-  const shown = all.slice(0, SHOWN_DIFF_LINES).map((line) => colorLine(escapeControls(line), colors));
-  if (all.length > SHOWN_DIFF_LINES) {
-    shown.push(`… ${all.length - SHOWN_DIFF_LINES} more lines of the diff not shown (${all.length} lines in all)`);
+  // Only the shown lines are cut out; the rest is counted, not split (a new 1 MB file is 21,000 lines).
+  const shown: string[] = [];
+  let from = 0;
+  while (shown.length < SHOWN_DIFF_LINES) {
+    const at = preview.indexOf("\n", from);
+    shown.push(colorLine(escapeControls(preview.slice(from, at === -1 ? undefined : at)), colors));
+    if (at === -1) return shown;
+    from = at + 1;
   }
+  let all = SHOWN_DIFF_LINES + 1;
+  for (let at = preview.indexOf("\n", from); at !== -1; at = preview.indexOf("\n", at + 1)) all += 1;
+  shown.push(`… ${all - SHOWN_DIFF_LINES} more lines of the diff not shown (${all} lines in all)`);
   return shown;
 }
 

@@ -27,6 +27,7 @@ import type { JsonSchema, SchemasFile } from "../shared/schemas-file.js";
 import { loadSchemas } from "../runtime/execution/load-schemas.js";
 import { createToolExecutor, DEFAULT_MAX_RESULT_CHARS, type ToolRunner } from "../runtime/execution/tool-executor.js";
 import { importToolModule } from "../runtime/execution/import-tool-module.js";
+import { abortWhenAny } from "../runtime/execution/abort-fan-out.js";
 import { createAjv2020, toJsonSchema2020 } from "./json-schema-2020.js";
 import { toolResult, type OutputCheck } from "./tool-result.js";
 import { CallQueue, DEFAULT_MAX_CONCURRENT_CALLS, QueueFull } from "./call-queue.js";
@@ -141,7 +142,7 @@ export function createMcpServer(options: McpServerOptions): McpServerHandle {
   }
 
   async function queuedCall(request: JSONRPCRequest, cancelled: AbortSignal, onReport: (report: ToolReport) => void): Promise<CallToolResult> {
-    const signal = AbortSignal.any([cancelled, stopAll.signal]);
+    const { signal, release } = abortWhenAny([cancelled, stopAll.signal]);
     try {
       return await queue.run(() => callTool(request, signal, onReport), signal);
     } catch (error) {
@@ -149,6 +150,8 @@ export function createMcpServer(options: McpServerOptions): McpServerHandle {
       // Aborted while waiting: the executor answers an aborted call as the loop does, without running it.
       if (signal.aborted) return callTool(request, signal, onReport);
       throw error;
+    } finally {
+      release();
     }
   }
 

@@ -1,18 +1,22 @@
 /**
  * A unified diff of a file's change (`--- a/PATH` / `+++ b/PATH`, 3 lines of context), computed with the
  * `diff` package. Lines the two texts share at the start and the end are set aside first (all but the
- * context), so an edit of a large file diffs only the few lines around it. A new file is shown whole.
- * When the changed stretch is long (over 10,000 lines on both sides together) or differs in too many
- * places for the line diff to stay fast, it is shown removed and rewritten whole: still a correct diff,
- * if not the shortest one, and a 1 MB file's diff stays well under 100 ms.
+ * context), so an edit of a large file diffs only the few lines around it. A stretch only added or only
+ * removed (a new file among them) is shown whole, at a cost linear in its length. The line diff looks
+ * for at most 200 edits (a line removed or added; its cost grows with their square, and with the
+ * stretch's length times them) in a stretch of at most 10,000 lines. A change beyond that could not be
+ * read anyway (a screen shows 200 lines): the headers are followed by one summary line instead of
+ * thousands of `-` and `+` lines, `whole file replaced: N lines → M lines (changed in too many places
+ * to show line by line)`, or `lines A–B replaced: …` when the file's start or end is kept. Everything
+ * but that summary is a patch that turns the old text into the new one. The limits count lines and
+ * edits, never time, so a change is always shown the same way; a 1 MB file's preview stays well under
+ * 100 ms.
  */
 import { structuredPatch, type StructuredPatchHunk } from "diff";
 
 const CONTEXT = 3;
-/** The most edits the line diff looks for before it gives up; its cost grows with lines × this. */
-const MAX_EDIT_LENGTH = 400;
-/** Longest the line diff may take before it gives up. */
-const DIFF_TIME_LIMIT_MS = 30;
+/** The most edits the line diff looks for before it gives up: as many lines as a screen shows. */
+const MAX_EDIT_LENGTH = 200;
 /** Past this many lines in the changed stretch (both sides), even preparing the line diff costs too much. */
 const MAX_DIFFED_LINES = 10_000;
 
@@ -26,18 +30,37 @@ export function unifiedDiff(path: string, before: string | undefined, after: str
   let end = 0;
   while (end < old.length - start && end < now.length - start && old[old.length - 1 - end] === now[now.length - 1 - end]) end += 1;
   if (start === old.length && start === now.length) return header.join("\n");
-  // What both keep around the change, less the context lines, stays out of the diff.
-  const skipStart = Math.max(0, start - CONTEXT);
-  const skipEnd = Math.max(0, end - CONTEXT);
-  const oldLines = old.slice(skipStart, old.length - skipEnd);
-  const newLines = now.slice(skipStart, now.length - skipEnd);
-  const oldMiddle = oldLines.join("");
-  const newMiddle = newLines.join("");
-  const patch = oldMiddle === "" || newMiddle === "" || oldLines.length + newLines.length > MAX_DIFFED_LINES
+  const stretch: Stretch = { old, now, start, end, skipStart: Math.max(0, start - CONTEXT), skipEnd: Math.max(0, end - CONTEXT) };
+  const removed = old.length - start - end;
+  const added = now.length - start - end;
+  if (removed === 0 || added === 0) return [...header, ...hunkLines(wholeStretch(stretch), stretch.skipStart)].join("\n");
+  const oldLines = old.slice(stretch.skipStart, old.length - stretch.skipEnd);
+  const newLines = now.slice(stretch.skipStart, now.length - stretch.skipEnd);
+  const patch = oldLines.length + newLines.length > MAX_DIFFED_LINES
     ? undefined
-    : structuredPatch("a", "b", oldMiddle, newMiddle, undefined, undefined, { context: CONTEXT, maxEditLength: MAX_EDIT_LENGTH, timeout: DIFF_TIME_LIMIT_MS });
-  const hunks = patch?.hunks ?? [wholeReplacement(oldMiddle, newMiddle)];
-  return [...header, ...hunks.flatMap((hunk) => hunkLines(hunk, skipStart))].join("\n");
+    : structuredPatch("a", "b", oldLines.join(""), newLines.join(""), undefined, undefined, { context: CONTEXT, maxEditLength: MAX_EDIT_LENGTH });
+  if (patch === undefined) return [...header, replacementSummary(stretch)].join("\n");
+  return [...header, ...patch.hunks.flatMap((hunk) => hunkLines(hunk, stretch.skipStart))].join("\n");
+}
+
+/** The changed lines are `old[start, old.length - end)` and `now[start, now.length - end)`; the skips leave the context out. */
+interface Stretch {
+  old: readonly string[];
+  now: readonly string[];
+  start: number;
+  end: number;
+  skipStart: number;
+  skipEnd: number;
+}
+
+/** The line shown instead of a diff too large to show line by line: where the changed stretch is in the old file, and its length on both sides. */
+function replacementSummary({ old, now, start, end }: Stretch): string {
+  const what = start === 0 && end === 0 ? "whole file" : `lines ${start + 1}–${old.length - end}`;
+  return `${what} replaced: ${lineCount(old.length - start - end)} → ${lineCount(now.length - start - end)} (changed in too many places to show line by line)`;
+}
+
+function lineCount(count: number): string {
+  return count === 1 ? "1 line" : `${count} lines`;
 }
 
 /** Lines with their line breaks, so that joining them gives the text back. */
@@ -59,13 +82,27 @@ function hunkLines(hunk: StructuredPatchHunk, offset: number): string[] {
   return [`@@ -${oldStart},${hunk.oldLines} +${newStart},${hunk.newLines} @@`, ...hunk.lines];
 }
 
-function wholeReplacement(before: string, after: string): StructuredPatchHunk {
-  const removed = sideLines(before, "-");
-  const added = sideLines(after, "+");
-  return { oldStart: 1, oldLines: splitLines(before).length, newStart: 1, newLines: splitLines(after).length, lines: [...removed, ...added] };
+/** One hunk: the context, every old line of the stretch removed, every new one added, the context. */
+function wholeStretch({ old, now, start, end, skipStart, skipEnd }: Stretch): StructuredPatchHunk {
+  const before = old.slice(skipStart, start);
+  const after = old.slice(old.length - end, old.length - skipEnd);
+  const removed = old.slice(start, old.length - end);
+  const added = now.slice(start, now.length - end);
+  return {
+    oldStart: 1,
+    oldLines: before.length + removed.length + after.length,
+    newStart: 1,
+    newLines: before.length + added.length + after.length,
+    lines: [...marked(before, " "), ...marked(removed, "-"), ...marked(added, "+"), ...marked(after, " ")],
+  };
 }
 
-function sideLines(text: string, sign: "-" | "+"): string[] {
-  const lines = splitLines(text).map((line) => `${sign}${line.endsWith("\n") ? line.slice(0, -1) : line}`);
-  return text === "" || text.endsWith("\n") ? lines : [...lines, "\\ No newline at end of file"];
+/** Diff lines without their line breaks; only a file's last line can lack one, and diff(1) says so after it. */
+function marked(lines: readonly string[], sign: " " | "-" | "+"): string[] {
+  const out: string[] = [];
+  for (const line of lines) {
+    if (line.endsWith("\n")) out.push(`${sign}${line.slice(0, -1)}`);
+    else out.push(`${sign}${line}`, "\\ No newline at end of file");
+  }
+  return out;
 }

@@ -117,9 +117,12 @@ export async function readCurrentText(file: ConfinedPath, requested: string): Pr
   if (file.stats.size > BigInt(MAX_TEXT_BYTES)) return { tooLarge: Number(file.stats.size) };
   const handle = await openConfined(file, requested);
   try {
-    const buffer = Buffer.alloc(MAX_TEXT_BYTES + 1);
+    // Sized from the file's length (one byte more shows that it grew), grown only if it did: a buffer of
+    // the whole limit per call would be 10 MB to allocate and fill for any file, a collector pause with it.
+    let buffer = Buffer.allocUnsafe(Math.min(Number(file.stats.size), MAX_TEXT_BYTES) + 1);
     let length = 0;
-    for (let read = -1; read !== 0 && length < buffer.length; length += read) {
+    for (let read = -1; read !== 0 && length <= MAX_TEXT_BYTES; length += read) {
+      if (length === buffer.length) buffer = Buffer.concat([buffer], Math.min(buffer.length * 2, MAX_TEXT_BYTES + 1));
       ({ bytesRead: read } = await handle.read(buffer, length, buffer.length - length, length));
     }
     if (length > MAX_TEXT_BYTES) return { tooLarge: length };
