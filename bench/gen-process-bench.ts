@@ -60,16 +60,17 @@ export async function runGenAsUsersRun(): Promise<void> {
     const sets = new Map(NODE_USES.map((nodeUse) => [nodeUse, writeToolSet(path.join(work, nodeUse.replace("/", "-")), TOOLS, nodeUse)]));
     for (const { nodeUse, caches } of ROWS) {
       const set = sets.get(nodeUse)!;
-      const before = (cacheRoot: string, round: number) => {
+      let edits = 0;
+      const before = (cacheRoot: string) => {
         if (caches === "first run ever") rmSync(path.join(cacheRoot, "node_modules", ".cache", "sigloop"), { recursive: true, force: true });
-        if (caches === "after a one-line edit") editOneLine(set.tools, round);
+        if (caches === "after a one-line edit") editOneLine(set.tools, edits++);
       };
       const rounds: HeadlineRound[] = [];
       for (let round = 0; round <= ROUNDS; round++) {
         process.stderr.write(`bench: gen as a process (tools use ${nodeUse}, caches ${caches}), round ${round}/${ROUNDS}…\n`);
-        before(root, round);
+        before(root);
         const ours = await timeProcess([process.execPath, ...npmScriptArgs(root, "gen"), "--tools", set.tools, "--out", path.join(set.dir, "schemas.json")]);
-        before(project, round);
+        before(project);
         const installed = await timeProcess([bin, "gen", "--tools", set.tools, "--out", path.join(set.dir, "compiled.json")]);
         const theirs = await timeProcess([process.execPath, path.join(root, "bench", "baselines", "tjs-pass.mjs"), set.interfaces, path.join(set.dir, "tjs.json")]);
         // Round 0 only checks the outputs and warms the file cache and the code cache.
@@ -91,13 +92,13 @@ export async function runGenAsUsersRun(): Promise<void> {
 }
 
 /**
- * A one-line edit of the first tool file's body, different each round: what a user changes before running
- * gen again. It changes no schema, only the inputs' hash.
+ * A one-line edit of the first tool file's body, a different one each time: what a user changes before
+ * running gen again. It changes no schema, only the inputs' hash.
  */
-function editOneLine(toolsDir: string, round: number): void {
+function editOneLine(toolsDir: string, edit: number): void {
   const file = path.join(toolsDir, "tools_0.ts");
   const text = readFileSync(file, "utf8");
-  const edited = text.replace(/^  (?:void \d+; )?return /m, `  void ${round}; return `);
+  const edited = text.replace(/^  (?:void \d+; )?return /m, `  void ${edit}; return `);
   if (edited === text) throw new Error(`no tool body to edit in ${file}`);
   writeFileSync(file, edited);
 }
