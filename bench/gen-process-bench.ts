@@ -9,9 +9,14 @@
  * tools that import `node:fs` and read `process.env`, once with tools that import `node:fs/promises` and
  * `node:path` and read `process.env`. Runs alternate; the ratio is the median of the
  * per-round ratios, so load from other work falls on both sides alike. "Cold" means a new process that
- * reads and checks the tool files afresh; the compiler's code cache (node_modules/.cache) is warm, as it
- * is on every run after the first one after an install, and so is the subset of Node's typings the
- * tools reach (node_modules/.cache/sigloop/node-typings), written by the warm-up round.
+ * reads, parses and checks every tool file afresh. gen keeps caches of what does not change between runs
+ * in node_modules/.cache/sigloop (the compiler's code cache, the ES library's files, the bundle of
+ * `npm run gen`'s sources, and the subset of Node's typings a tools folder reaches): the main rows run with
+ * them as the warm-up round left them, as every run after the first one does. For the tools that import
+ * `node:fs/promises` two more rows say what the caches are worth: the first run ever (every cache of
+ * sigloop removed before each sigloop run: the first `npm run gen` after `npm ci`, the first
+ * `sigloop gen` after an install) and a run after a one-line edit of a tool's body (caches warm, as
+ * when a user edits a tool and runs gen again).
  *
  * A second sigloop column runs what a package user runs: the compiled bin of the packed tarball installed
  * into a fresh project (`node_modules/.bin/sigloop gen`, plain JavaScript, no TypeScript loader).
@@ -37,18 +42,35 @@ const ROW_LABELS: Record<NodeUse, string> = {
   "fs/promises": "tools import `node:fs/promises` and `node:path`, read `process.env`",
 };
 
+/** How a row's sigloop runs find the caches: as the run before left them, all removed, or warm after an edit of a tool. */
+type CacheState = "warm" | "first run ever" | "after a one-line edit";
+const ROWS: readonly { nodeUse: NodeUse; caches: CacheState }[] = [
+  ...NODE_USES.map((nodeUse) => ({ nodeUse, caches: "warm" as const })),
+  { nodeUse: "fs/promises", caches: "first run ever" },
+  { nodeUse: "fs/promises", caches: "after a one-line edit" },
+];
+
 export async function runGenAsUsersRun(): Promise<void> {
   // Inside the project (git-ignored tmp/), as a user's tools folder would be.
   const work = path.join(root, "tmp", `gen-process-bench-${process.pid}`);
   try {
-    const bin = binPath(await installedProject());
+    const project = await installedProject();
+    const bin = binPath(project);
     const rows: string[][] = [];
-    for (const nodeUse of NODE_USES) {
-      const set = writeToolSet(path.join(work, nodeUse.replace("/", "-")), TOOLS, nodeUse);
+    const sets = new Map(NODE_USES.map((nodeUse) => [nodeUse, writeToolSet(path.join(work, nodeUse.replace("/", "-")), TOOLS, nodeUse)]));
+    for (const { nodeUse, caches } of ROWS) {
+      const set = sets.get(nodeUse)!;
+      let edits = 0;
+      const before = (cacheRoot: string) => {
+        if (caches === "first run ever") rmSync(path.join(cacheRoot, "node_modules", ".cache", "sigloop"), { recursive: true, force: true });
+        if (caches === "after a one-line edit") editOneLine(set.tools, edits++);
+      };
       const rounds: HeadlineRound[] = [];
       for (let round = 0; round <= ROUNDS; round++) {
-        process.stderr.write(`bench: gen as a process (tools use ${nodeUse}), round ${round}/${ROUNDS}…\n`);
+        process.stderr.write(`bench: gen as a process (tools use ${nodeUse}, caches ${caches}), round ${round}/${ROUNDS}…\n`);
+        before(root);
         const ours = await timeProcess([process.execPath, ...npmScriptArgs(root, "gen"), "--tools", set.tools, "--out", path.join(set.dir, "schemas.json")]);
+        before(project);
         const installed = await timeProcess([bin, "gen", "--tools", set.tools, "--out", path.join(set.dir, "compiled.json")]);
         const theirs = await timeProcess([process.execPath, path.join(root, "bench", "baselines", "tjs-pass.mjs"), set.interfaces, path.join(set.dir, "tjs.json")]);
         // Round 0 only checks the outputs and warms the file cache and the code cache.
@@ -58,7 +80,7 @@ export async function runGenAsUsersRun(): Promise<void> {
         }
         rounds.push({ script: ours, installed, baseline: theirs });
       }
-      rows.push(headlineRow(ROW_LABELS[nodeUse], rounds, 0));
+      rows.push(headlineRow(caches === "warm" ? ROW_LABELS[nodeUse] : `${ROW_LABELS[nodeUse]}: ${caches}`, rounds, 0));
     }
     printTable(`gen as users run it: cold \`gen --tools DIR --out FILE\` at ${TOOLS} tools, a process each (median of ${ROUNDS}, alternating)`, [
       "tools", "sigloop gen (`npm run gen` without npm)", "installed bin, compiled (`sigloop gen`)", "baseline: one typescript-json-schema pass (node)",
@@ -67,6 +89,18 @@ export async function runGenAsUsersRun(): Promise<void> {
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * A one-line edit of the first tool file's body, a different one each time: what a user changes before
+ * running gen again. It changes no schema, only the inputs' hash.
+ */
+function editOneLine(toolsDir: string, edit: number): void {
+  const file = path.join(toolsDir, "tools_0.ts");
+  const text = readFileSync(file, "utf8");
+  const edited = text.replace(/^  (?:void \d+; )?return /m, `  void ${edit}; return `);
+  if (edited === text) throw new Error(`no tool body to edit in ${file}`);
+  writeFileSync(file, edited);
 }
 
 /** Wall time of one process, `command` being the executable and then its arguments. */

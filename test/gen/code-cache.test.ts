@@ -60,6 +60,20 @@ describe("requireWithCodeCache", () => {
     expect(cacheFiles()).toHaveLength(1);
   });
 
+  it("leaves another Node version's cache of the file alone", () => {
+    const own = cacheFiles()[0]!;
+    expect(own).toContain(`-${process.version}-`);
+    const otherNode = own.replace(`-${process.version}-`, "-v0.0.0-");
+    writeFileSync(path.join(cacheDir, otherNode), "another Node's code cache");
+    writeFileSync(file, 'exports.answer = 44;\nexports.double = (x) => x * 2;\nexports.sibling = "edited again";\n');
+    expect(loadInFreshProcess(file)).toBe("44 42 edited again");
+    // This Node's cache of the old text is replaced; the other Node's stays as it was.
+    expect(cacheFiles()).toHaveLength(2);
+    expect(cacheFiles()).toContain(otherNode);
+    expect(cacheFiles()).not.toContain(own);
+    expect(readFileSync(path.join(cacheDir, otherNode), "utf8")).toBe("another Node's code cache");
+  });
+
   it("gives the module its exact text: a function's source and the line an error names", () => {
     writeFileSync(file, 'exports.double = (x) => x * 2;\nexports.answer = String(exports.double);\nexports.sibling = new Error().stack.split("\\n")[1].replace(/^.*:(\\d+):\\d+\\)?$/, "line $1");\n');
     expect(loadInFreshProcess(file)).toBe("(x) => x * 2 42 line 3");

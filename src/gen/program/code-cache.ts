@@ -28,6 +28,7 @@ export function cacheWritesAllowed(): boolean {
  *
  * The cache is keyed by the file's path, size and modification time and by the Node version, and V8
  * refuses a cache from another V8 or other flags; a refused, missing or unwritable cache only costs speed.
+ * Each Node version keeps its own, so switching between Node lines in one project compiles nothing again.
  */
 export function requireWithCodeCache(file: string): unknown {
   const require = createRequire(file);
@@ -92,7 +93,8 @@ export function cacheFileFor(file: string, extension: string): string | undefine
   if (at < 0) return undefined;
   const { size, mtimeMs } = statSync(file);
   const key = [file, size, mtimeMs, process.version, process.arch].join("\0");
-  return path.join(file.slice(0, at + marker.length), ".cache", "sigloop", `${path.basename(file)}-${hash(file)}-${hash(key)}.${extension}`);
+  // The Node version is spelled out, so that a run on one Node line removes only its own stale caches.
+  return path.join(file.slice(0, at + marker.length), ".cache", "sigloop", `${path.basename(file)}-${hash(file)}-${process.version}-${process.arch}-${hash(key)}.${extension}`);
 }
 
 function hash(text: string): string {
@@ -113,7 +115,7 @@ function writeCaches(): void {
     try {
       const dir = path.dirname(cacheFile);
       mkdirSync(dir, { recursive: true });
-      // Caches of older versions of the same file are dead weight.
+      // Caches of older versions of the same file are dead weight; another Node's cache of it is not.
       const samePath = path.basename(cacheFile).replace(/-[0-9a-f]+\.v8$/, "-");
       for (const old of readdirSync(dir)) if (old.startsWith(samePath) && old.endsWith(".v8")) rmSync(path.join(dir, old), { force: true });
       // Written aside and renamed, so a concurrent run never reads half a file.
