@@ -122,12 +122,11 @@ export function createMcpServer(options: McpServerOptions): McpServerHandle {
       refuseBeforeInitialize(server, serverOptions.stateless, request.method);
       serverOptions.onCallActivity?.(1);
       const reporting = reportsTo(request, (notification) => extra.sendNotification(notification), () => logLevel);
-      const call = queuedCall(request, extra.signal, reporting.onReport);
+      // The pause after the last progress is part of the call: shutdown waits for it, as for the call.
+      const call = queuedCall(request, extra.signal, reporting.onReport).then(reporting.afterLastProgress);
       inFlight.add(call);
       try {
-        const result = await call;
-        await reporting.settled();
-        return result;
+        return await call;
       } finally {
         inFlight.delete(call);
         serverOptions.onCallActivity?.(-1);
@@ -280,10 +279,9 @@ function reportsTo(request: JSONRPCRequest, send: (notification: ServerNotificat
         send({ method: "notifications/message", params: { level: report.level, logger, data: report.message } }).catch(() => undefined);
       }
     },
-    async settled() {
-      if (lastProgress === undefined) return;
-      await lastProgress;
-      await new Promise((resolve) => setTimeout(resolve, 10));
+    afterLastProgress(result) {
+      if (lastProgress === undefined) return result;
+      return lastProgress.then(() => new Promise((resolve) => setTimeout(() => resolve(result), 10)));
     },
   };
 }
@@ -291,11 +289,11 @@ function reportsTo(request: JSONRPCRequest, send: (notification: ServerNotificat
 interface CallReporting {
   onReport(report: ToolReport): void;
   /**
-   * Resolves 10 ms after the last progress notification went out: the TypeScript SDK's client handles
-   * a notification a tick after the message that carried it, so a result in the same read would end the
-   * request first and its last progress would be lost.
+   * The call's result, 10 ms after its last progress notification went out when it sent any: the
+   * TypeScript SDK's client handles a notification a tick after the message that carried it, so a result
+   * in the same read would end the request first and its last progress would be lost.
    */
-  settled(): Promise<void>;
+  afterLastProgress(result: CallToolResult): CallToolResult | Promise<CallToolResult>;
 }
 
 /**
