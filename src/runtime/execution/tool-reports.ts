@@ -5,11 +5,17 @@
  * by any newer one, until the interval has passed). `close` sends a waiting report at once and then
  * stops the call's reports, so the last progress arrives and nothing arrives after the result.
  */
-import type { ToolReport } from "../loop/types.js";
-
 /** MCP's log levels, least severe first. */
 export const LOG_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/**
+ * What a running tool reports through `toolContext()`: progress (MCP's raw counts, each larger than the
+ * last, at most one per 50 ms) and log lines, for whoever runs the call to show.
+ */
+export type ToolReport =
+  | { kind: "progress"; progress: number; total?: number; message?: string }
+  | { kind: "log"; level: LogLevel; message: string };
 
 export function isLogLevel(value: unknown): value is LogLevel {
   return typeof value === "string" && (LOG_LEVELS as readonly string[]).includes(value);

@@ -5,7 +5,7 @@
 import type { ToolAnnotations, ToolDefinition } from "../../shared/schemas-file.js";
 import type { ApprovalRequest, ApprovalVerdict } from "../approval/needs-approval.js";
 import type { AssistantMessage, ChatMessage, ToolCall, ToolResultItem } from "./messages.js";
-import type { LogLevel } from "../execution/tool-reports.js";
+import type { LogLevel, ToolReport } from "../execution/tool-reports.js";
 
 /** Why the model stopped. Anything a provider invents arrives as `{ unknown: string }`-free plain text. */
 export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" | (string & {});
@@ -57,13 +57,7 @@ export interface ToolOutcome {
   items?: ToolResultItem[];
 }
 
-/**
- * What a running tool reports through `toolContext()`: progress (MCP's raw counts, each larger than the
- * last, at most one per 50 ms) and log lines, for whoever runs the call to show.
- */
-export type ToolReport =
-  | { kind: "progress"; progress: number; total?: number; message?: string }
-  | { kind: "log"; level: LogLevel; message: string };
+export type { ToolReport } from "../execution/tool-reports.js";
 
 /** What a tool call runs with; tools read it through `toolContext()`, never through parameters. */
 export interface ToolContext {
