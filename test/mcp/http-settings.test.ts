@@ -5,6 +5,7 @@
  */
 import { writeFileSync } from "node:fs";
 import path from "node:path";
+import { JSONRPCMessageSchema, RELATED_TASK_META_KEY } from "@modelcontextprotocol/sdk/types.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { CallQueue, QueueFull } from "../../src/mcp/call-queue.js";
@@ -171,6 +172,40 @@ describe("what a POST body holds", () => {
         else if (parsed.ok) expect(parsed.message).toEqual(json);
         else expect(parsed.code).toBe(-32600);
       }),
+    );
+  });
+
+  it("accepts exactly the messages the SDK's schema accepts, however nearly shaped like a call", () => {
+    // Mostly well-formed calls and notifications, each member sometimes replaced by a near miss.
+    const nearly = <T, U>(usual: fc.Arbitrary<T>, miss: fc.Arbitrary<U>) => fc.oneof({ arbitrary: usual, weight: 4 }, { arbitrary: miss, weight: 1 });
+    const absent = fc.constant(undefined);
+    const id = nearly(fc.oneof(fc.string(), fc.integer(), absent), fc.oneof(fc.double(), fc.constant(2 ** 53), fc.constant(null), fc.boolean()));
+    const meta = fc.oneof(
+      fc.record({ progressToken: nearly(fc.oneof(fc.string(), fc.integer()), fc.oneof(fc.double(), fc.constant(null))) }, { requiredKeys: [] }),
+      fc.record({ [RELATED_TASK_META_KEY]: fc.oneof(fc.record({ taskId: fc.string() }), fc.jsonValue()) }),
+      fc.jsonValue(),
+    );
+    const params = nearly(
+      fc.oneof(absent, fc.record({ name: fc.string(), arguments: fc.jsonValue() })),
+      fc.oneof(meta.map((_meta) => ({ name: "add", _meta })), fc.jsonValue()),
+    );
+    const message = fc
+      .record({
+        jsonrpc: nearly(fc.constant("2.0"), fc.oneof(fc.constant("1.0"), fc.constant(2), absent)),
+        id,
+        method: nearly(fc.constant("tools/call"), fc.oneof(fc.integer(), absent)),
+        params,
+        other: nearly(absent, fc.record({ result: fc.jsonValue(), error: fc.oneof(fc.record({ code: fc.integer(), message: fc.string() }), fc.jsonValue()), extra: fc.jsonValue() }, { requiredKeys: [] })),
+      })
+      .map(({ other, ...members }) => ({ ...members, ...other }));
+    fc.assert(
+      fc.property(message, (value) => {
+        const json: unknown = JSON.parse(JSON.stringify(value));
+        const parsed = parseBodyMessage(Buffer.from(JSON.stringify(json)));
+        expect(parsed.ok).toBe(JSONRPCMessageSchema.safeParse(json).success);
+        if (parsed.ok) expect(parsed.message).toEqual(json);
+      }),
+      { numRuns: 2000 },
     );
   });
 

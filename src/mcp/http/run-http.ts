@@ -20,8 +20,10 @@ export interface HttpModeOptions {
   http: HttpArgs;
   handle: McpServerHandle;
   env: NodeJS.ProcessEnv;
-  /** One line for stderr, already escaped and masked. */
+  /** One line for stderr, escaped and masked, written at once. */
   log: (line: string) => void;
+  /** The line a request leaves when its response has ended, escaped and masked; it may leave a little later. */
+  logRequest: (line: string) => void;
   usageError: (message: string) => number;
   /** Resolves with the first stop signal. */
   stopSignal: Promise<StopSignal>;
@@ -52,6 +54,7 @@ export async function runHttpMode(options: HttpModeOptions): Promise<number> {
     sessionIdleMs: http.sessionIdleMs,
     maxBodyBytes: http.maxBodyBytes,
     log,
+    logRequest: options.logRequest,
     ...(protectedServer ? { authenticate: authenticator(read.tokens, jwt, log) } : {}),
     ...(jwt !== undefined ? { oauth: { issuer: jwt.issuer, audience: jwt.audience } } : {}),
   });

@@ -36,6 +36,8 @@ export interface ServeHttpOptions {
   /** With JWTs: the authorization server and audience the protected-resource metadata names. */
   oauth?: { issuer: string; audience: string };
   log: (line: string) => void;
+  /** Where each request's own line goes, written when its response has ended. */
+  logRequest: (line: string) => void;
 }
 
 export interface HttpService {
@@ -50,7 +52,7 @@ const METADATA_PATH = "/.well-known/oauth-protected-resource";
 const BUSY = { "retry-after": "1" };
 
 export async function serveHttp(options: ServeHttpOptions): Promise<{ ok: true; service: HttpService } | { ok: false; error: string }> {
-  const { handle, log } = options;
+  const { handle, log, logRequest } = options;
   const sessions = new HttpSessions(options.maxSessions, options.sessionIdleMs);
   /** POST responses not yet ended: shutdown waits for their answers to leave. */
   const answering = new Set<ServerResponse>();
@@ -70,7 +72,7 @@ export async function serveHttp(options: ServeHttpOptions): Promise<{ ok: true; 
     const record: RequestRecord = { httpMethod: req.method ?? "" };
     res.once("close", () => {
       if (record.outcome === undefined && record.rpcMethod !== undefined && res.statusCode >= 400) record.outcome = "error";
-      log(requestLogLine(record, res.statusCode, performance.now() - started));
+      logRequest(requestLogLine(record, res.statusCode, performance.now() - started));
     });
     const pathname = (req.url ?? "/").split("?")[0];
     if (pathname === "/healthz") {
