@@ -19,6 +19,7 @@ import { displayURL, ModelRequestError, oneLine, toModelRequestError } from "./m
 import { normalizeTurn, rawTurnFromCompletion } from "./normalize-turn.js";
 import { chatWireMessage } from "../loop/provider-parts.js";
 import type { ModelTurn, TurnRequest, TurnRequester } from "../loop/types.js";
+import { notAnEventStream, readEventStream } from "./read-event-stream.js";
 import { resendingRequester, sdkTransport, type SdkTransportOptions, type TurnRequesterSettings } from "./resending-requester.js";
 import { endedWithDone, watchedFetchOptions, type RequestWatch } from "./watched-fetch.js";
 
@@ -106,19 +107,8 @@ async function streamedTurn(
     { signal, fetchOptions: watchedFetchOptions(watch) },
   );
   const assembler = new StreamAssembler();
-  // The SDK ends the iteration quietly when the request is aborted (by the caller or a body bound),
-  // so both are checked after the loop: a stream cut that way is never taken as complete.
-  for await (const chunk of stream) {
-    const text = assembler.add(chunk);
-    if (text !== undefined) request.onText?.(text);
-  }
-  if (request.signal.aborted || watch.cut !== undefined) throw new Error("aborted mid-stream");
-  if (!assembler.sawChoice) {
-    if (watch.contentType !== "text/event-stream") {
-      throw malformed(`malformed response from ${baseURL}: expected an SSE stream (text/event-stream), got ${watch.contentType || "no content type"}`);
-    }
-    throw noChoices(baseURL);
-  }
+  await readEventStream(stream, assembler, request, watch);
+  if (!assembler.sawChoice) throw notAnEventStream(watch, baseURL, malformed) ?? noChoices(baseURL);
   const raw = assembler.result();
   // Without a finish reason, only `[DONE]` tells a finished text answer from one cut short by a proxy.
   if (raw.finishReason === null && raw.toolCalls.length === 0 && !endedWithDone(watch)) {

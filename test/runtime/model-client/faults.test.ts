@@ -195,5 +195,14 @@ describe("streaming only", () => {
     expect(run.turn?.message.content).toBe("the real answer");
     expect(run.retries).toMatchObject([{ by: "sdk", kind: "timeout", reason: expect.stringContaining("timeout") }]);
   });
+
+  it("an HTML page where the stream should be: refused as no SSE stream, with the dialect's base-URL variable", async () => {
+    const run = await requestTurn(ctx.server, () => ({ fault: "not-json" }), true);
+    expect(run.requestCount).toBe(3);
+    expect(run.turn).toBeUndefined();
+    expect(run.error).toMatchObject({ kind: "malformed", retryable: true });
+    expect(run.error?.message).toBe(`malformed response from ${endpoint()}: expected an SSE stream (text/event-stream), got text/html`);
+    expect(run.error?.hint).toBe(`The endpoint or a proxy in front of it sent a broken body; check ${dialect.baseVariable}.`);
+  });
 });
 });
