@@ -15,7 +15,7 @@ import { ModelRequestError, displayURL, oneLine } from "../model-errors.js";
 import { TOOL_RESULT_IMAGE_TYPES } from "../../loop/tool-result-items.js";
 import type { ModelTurn, TokenUsage, TurnRequest, TurnRequester } from "../../loop/types.js";
 import { notAnEventStream, readEventStream } from "../read-event-stream.js";
-import { malformed, resendingRequester, sdkTransport, type TurnRequesterSettings } from "../resending-requester.js";
+import { malformed, noAnswer, resendingRequester, sdkTransport, type TurnRequesterSettings } from "../resending-requester.js";
 import { watchedFetchOptions, type RequestWatch } from "../watched-fetch.js";
 import { anthropicRequestError } from "./anthropic-errors.js";
 import { anthropicRequestParts } from "./anthropic-request.js";
@@ -101,7 +101,7 @@ async function streamed(settings: RequestSettings, body: MessageCreateParams, re
   const stream = await settings.client.messages.create({ ...body, stream: true }, { signal, fetchOptions: watchedFetchOptions(watch) });
   const assembler = new AnthropicStreamAssembler();
   await readEventStream(stream, assembler, request, watch);
-  if (!assembler.started) throw notAnEventStream(watch, settings.baseURL, brokenBody) ?? noMessage(settings.baseURL);
+  if (!assembler.started) throw notAnEventStream(watch, settings.baseURL, brokenBody) ?? noAnswer(settings.baseURL, "message");
   if (!assembler.stopped) {
     throw brokenBody(`malformed response from ${settings.baseURL}: the stream ended without message_stop (cut short?); the partial response was dropped`);
   }
@@ -121,17 +121,8 @@ async function plain(settings: RequestSettings, body: MessageCreateParams, signa
   try {
     return anthropicReplyOf(message);
   } catch {
-    throw noMessage(settings.baseURL);
+    throw noAnswer(settings.baseURL, "message");
   }
-}
-
-function noMessage(baseURL: string): ModelRequestError {
-  return new ModelRequestError({
-    kind: "no_choices",
-    message: `no choices: the response from ${baseURL} held no message`,
-    hint: "The endpoint answered without a message; check the model (AGENT_MODEL) and the endpoint.",
-    retryable: true,
-  });
 }
 
 function brokenBody(message: string): ModelRequestError {

@@ -18,7 +18,7 @@ import { openAIClient, type TurnRequesterTarget } from "../model-client.js";
 import { TOOL_RESULT_IMAGE_TYPES } from "../../loop/tool-result-items.js";
 import type { ModelTurn, TurnRequest, TurnRequester } from "../../loop/types.js";
 import { notAnEventStream, readEventStream, type StreamEventReader } from "../read-event-stream.js";
-import { malformed, resendingRequester, sdkTransport, type TurnRequesterSettings } from "../resending-requester.js";
+import { malformed, noAnswer, resendingRequester, sdkTransport, type TurnRequesterSettings } from "../resending-requester.js";
 import { watchedFetchOptions, type RequestWatch } from "../watched-fetch.js";
 import { responsesRequestParts } from "./responses-request.js";
 import { reasoningSummary, responsesTurn } from "./responses-turn.js";
@@ -162,12 +162,7 @@ function statusError(problem: Exclude<ReturnType<typeof responsesTurn>, ModelTur
     case "not_finished":
       return brokenBody(`malformed response from ${baseURL}: the response ended with status ${problem.status}, unfinished; the partial response was dropped`);
     case "empty":
-      return new ModelRequestError({
-        kind: "no_choices",
-        message: `no choices: the response from ${baseURL} held no output`,
-        hint: "The endpoint answered without output; check the model (AGENT_MODEL) and the endpoint.",
-        retryable: true,
-      });
+      return noAnswer(baseURL, "output");
     case "failed": {
       const contextLengthExceeded = isContextLengthRefusal({ code: problem.code, message: problem.message });
       return new ModelRequestError({
