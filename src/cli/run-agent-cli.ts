@@ -55,11 +55,6 @@ export interface CliEnvironment {
   onInterrupt(handler: () => void): () => void;
   /** When the tool modules load and Ajv readies itself; see `WarmUp`. Default: `"behind-first-request"`. */
   warmUp?: WarmUp;
-  /**
-   * Called once the warm-up is done: before the first request when the warm-up comes first, else while
-   * the model answers it. From then on the process runs turns, and only turns.
-   */
-  afterWarmUp?(): void;
 }
 
 /**
@@ -234,12 +229,8 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
     }
 
     // The tool modules load and Ajv readies itself before the first tool call, never on it.
-    if (io.warmUp === "before-first-request") {
-      await executor.warmUp();
-      io.afterWarmUp?.();
-    } else {
-      onceRequestSent(() => void executor.warmUp().then(() => io.afterWarmUp?.()));
-    }
+    if (io.warmUp === "before-first-request") await executor.warmUp();
+    else onceRequestSent(() => void executor.warmUp());
     const agent = createAgent({
       requestTurn,
       executor: mcp?.executor ?? executor,

@@ -19,7 +19,8 @@ import { displayURL, ModelRequestError, oneLine, toModelRequestError } from "./m
 import { normalizeTurn, rawTurnFromCompletion } from "./normalize-turn.js";
 import { chatWireMessage } from "../loop/provider-parts.js";
 import type { ModelTurn, TurnRequest, TurnRequester } from "../loop/types.js";
-import { resendingRequester, sdkTransport, type SdkTransportOptions, type TurnRequesterSettings } from "./resending-requester.js";
+import { notAnEventStream, readEventStream } from "./read-event-stream.js";
+import { noAnswer, resendingRequester, sdkTransport, type SdkTransportOptions, type TurnRequesterSettings } from "./resending-requester.js";
 import { endedWithDone, watchedFetchOptions, type RequestWatch } from "./watched-fetch.js";
 
 export type { RetryInfo, TurnRequesterSettings } from "./resending-requester.js";
@@ -106,19 +107,8 @@ async function streamedTurn(
     { signal, fetchOptions: watchedFetchOptions(watch) },
   );
   const assembler = new StreamAssembler();
-  // The SDK ends the iteration quietly when the request is aborted (by the caller or a body bound),
-  // so both are checked after the loop: a stream cut that way is never taken as complete.
-  for await (const chunk of stream) {
-    const text = assembler.add(chunk);
-    if (text !== undefined) request.onText?.(text);
-  }
-  if (request.signal.aborted || watch.cut !== undefined) throw new Error("aborted mid-stream");
-  if (!assembler.sawChoice) {
-    if (watch.contentType !== "text/event-stream") {
-      throw malformed(`malformed response from ${baseURL}: expected an SSE stream (text/event-stream), got ${watch.contentType || "no content type"}`);
-    }
-    throw noChoices(baseURL);
-  }
+  await readEventStream(stream, assembler, request, watch);
+  if (!assembler.sawChoice) throw notAnEventStream(watch, baseURL, malformed) ?? noAnswer(baseURL, "completion");
   const raw = assembler.result();
   // Without a finish reason, only `[DONE]` tells a finished text answer from one cut short by a proxy.
   if (raw.finishReason === null && raw.toolCalls.length === 0 && !endedWithDone(watch)) {
@@ -138,7 +128,7 @@ async function plainTurn(client: OpenAI, body: BaseBody, signal: AbortSignal, wa
     throw new ModelRequestError({ kind: "http", message: `the API answered with an error instead of a completion: ${said}`, retryable: true });
   }
   const choices = completion.choices;
-  if (!Array.isArray(choices) || choices.length === 0) throw noChoices(baseURL);
+  if (!Array.isArray(choices) || choices.length === 0) throw noAnswer(baseURL, "completion");
   const raw = rawTurnFromCompletion(choices[0], completion.usage);
   if (raw === undefined) throw malformed(`malformed response from ${baseURL}: its first choice holds no message`);
   return raw;
@@ -149,15 +139,6 @@ function malformed(message: string): ModelRequestError {
     kind: "malformed",
     message,
     hint: "The endpoint or a proxy in front of it sent a broken body; check OPENAI_BASE_URL.",
-    retryable: true,
-  });
-}
-
-function noChoices(baseURL: string): ModelRequestError {
-  return new ModelRequestError({
-    kind: "no_choices",
-    message: `no choices: the response from ${baseURL} held no completion`,
-    hint: "The endpoint answered without a completion; check the model (AGENT_MODEL) and the endpoint.",
     retryable: true,
   });
 }

@@ -1,7 +1,7 @@
 /**
  * The transport under the model client: a `fetch` for the SDK's requests, sent through undici's dispatcher
- * API (the engine of Node's own `fetch`, without its WHATWG layer), and a reader for the body of any
- * `Response`. Any SDK that takes a `fetch` can be given `nodeHttpFetch` and share its connections and proxies.
+ * API (the engine of Node's own `fetch`, without its WHATWG layer), a reader for the body of any
+ * `Response`, and the `Response` of a body that is a Node stream (`withNodeBody`). Any SDK that takes a `fetch` can be given `nodeHttpFetch` and share its connections and proxies.
  *
  * Why not the global `fetch`: its WHATWG layer (a `Request`, a `ReadableStream` per body, a promise hop
  * per chunk) costs a measurable part of an agent turn against a local endpoint (docs/model-client.md). The
@@ -146,11 +146,12 @@ class Exchange implements Dispatcher.DispatchHandler {
     // Only an error reply waits: the SDK reads every successful body, and pausing one at its start stalls
     // undici's decompression of a stream on Node 24 (a br stream went silent until the idle timeout).
     if (statusCode >= 400) controller.pause();
-    this.body = new ResponseBody(controller);
+    const body = new ResponseBody(controller);
+    this.body = body;
     // An error of a body nobody reads must not become an uncaught 'error' event; readers still get it.
-    this.body.on("error", () => undefined);
-    this.body.on("close", () => this.finish());
-    this.resolve(withBody(response, this.body));
+    body.on("error", () => undefined);
+    body.on("close", () => this.finish());
+    this.resolve(withNodeBody(response, body, () => body.release()));
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -289,10 +290,14 @@ function requestHeaders(given: RequestInit["headers"]): Record<string, string> {
   return headers;
 }
 
-function withBody(response: Response, body: ResponseBody): Response {
-  closedOnReturn(body);
+/**
+ * `response` with `body`, a Node stream, as its body: `text()` and `json()` read it (configurable, so that a
+ * wrapper, watched-fetch.ts, can put its own reads in their place), and `release` runs when the SDK drops
+ * it unread (see `releasedOnReturn`). The recorder (recording-fetch.ts) makes its bodies this way too.
+ */
+export function withNodeBody(response: Response, body: Readable, release: () => Promise<void>): Response {
+  releasedOnReturn(body, release);
   const text = () => textOf(nodeStreamReader(body).read);
-  // Configurable, so that a wrapper (watched-fetch.ts) can put its own reads in their place.
   Object.defineProperties(response, {
     body: { value: body, configurable: true },
     text: { value: text, configurable: true },
@@ -304,9 +309,10 @@ function withBody(response: Response, body: ResponseBody): Response {
 /**
  * The SDK drops a body it will not read (a status it retries) by calling its iterator's `return()`, which
  * does nothing on a Node stream's iterator not yet started: the body would hold its connection open, and the
- * process alive, until the server closed it. Here `return()` releases the body first (`ResponseBody.release`).
+ * process alive, until the server closed it. Here `return()` runs `release` first (for this module's
+ * bodies, `ResponseBody.release`).
  */
-function closedOnReturn(body: ResponseBody): void {
+function releasedOnReturn(body: Readable, release: () => Promise<void>): void {
   // Node makes a stream's iterator with an async generator, whose `return` always exists.
   const iterate = body[Symbol.asyncIterator].bind(body) as () => AsyncGenerator<unknown, undefined>;
   Object.defineProperty(body, Symbol.asyncIterator, {
@@ -315,7 +321,7 @@ function closedOnReturn(body: ResponseBody): void {
       const chunks = iterate();
       const finish = chunks.return.bind(chunks);
       chunks.return = async (value) => {
-        await body.release();
+        await release();
         return finish(value);
       };
       return chunks;

@@ -5,9 +5,9 @@
  * streaming, the body bounds and Ctrl-C behave as without the recorder); an error body, which the SDK may
  * drop unread before a retry, is read whole first (error bodies are small).
  */
-import { PassThrough, pipeline, type Readable } from "node:stream";
+import { PassThrough, pipeline } from "node:stream";
 import type { CassetteExchange, ExchangeSink } from "./cassette.js";
-import { bodyReader, textOf } from "./node-http-fetch.js";
+import { bodyReader, textOf, withNodeBody } from "./node-http-fetch.js";
 
 export function recordingFetch(transport: typeof fetch, sink: ExchangeSink): typeof fetch {
   return async (input, init) => {
@@ -53,34 +53,12 @@ function tapped(response: Response, reader: NonNullable<ReturnType<typeof bodyRe
   const body = new PassThrough();
   pipeline(source(), body, () => finish());
   // As the transport's own bodies do: a body the SDK drops unread closes at once (node-http-fetch.ts).
-  const iterate = body[Symbol.asyncIterator].bind(body) as () => AsyncGenerator<unknown, undefined>;
-  Object.defineProperty(body, Symbol.asyncIterator, {
-    configurable: true,
-    value: () => {
-      const iterator = iterate();
-      const done = iterator.return.bind(iterator);
-      iterator.return = (value) => {
-        // Written now: the SDK stops reading at the end marker, and the session may close the cassette next.
-        finish();
-        body.destroy();
-        reader.cancel().catch(() => undefined);
-        return done(value);
-      };
-      return iterator;
-    },
+  return withNodeBody(new Response(null, { status: response.status, statusText: response.statusText, headers: response.headers }), body, async () => {
+    // Written now: the SDK stops reading at the end marker, and the session may close the cassette next.
+    finish();
+    body.destroy();
+    reader.cancel().catch(() => undefined);
   });
-  const result = new Response(null, { status: response.status, statusText: response.statusText, headers: response.headers });
-  const text = async () => {
-    const parts: Buffer[] = [];
-    for await (const chunk of body as Readable) parts.push(Buffer.from(chunk as Uint8Array));
-    return Buffer.concat(parts).toString("utf8");
-  };
-  Object.defineProperties(result, {
-    body: { value: body, configurable: true },
-    text: { value: text, configurable: true },
-    json: { value: async (): Promise<unknown> => JSON.parse(await text()), configurable: true },
-  });
-  return result;
 }
 
 function parsedBody(body: unknown): unknown {

@@ -180,6 +180,21 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal, request: AbortCo
   });
 }
 
+/**
+ * A response that held no answer, `what` one in the dialect's words: resent (a model sometimes answers
+ * with nothing once).
+ */
+export function noAnswer(baseURL: string, what: "completion" | "message" | "output"): ModelRequestError {
+  // "without output", but "without a message".
+  const without = what === "output" ? what : `a ${what}`;
+  return new ModelRequestError({
+    kind: "no_choices",
+    message: `no choices: the response from ${baseURL} held no ${what}`,
+    hint: `The endpoint answered without ${without}; check the model (AGENT_MODEL) and the endpoint.`,
+    retryable: true,
+  });
+}
+
 /** A body the endpoint broke: dropped and resent. */
 export function malformed(message: string, hint: string): ModelRequestError {
   return new ModelRequestError({ kind: "malformed", message, hint, retryable: true });

@@ -13,9 +13,9 @@ const ANSWER: ScriptStep = { content: "the real answer" };
 
 /** How each dialect's server words the same refusals. */
 const WORDING = {
-  chat: { unauthorized: /^HTTP 401 from .*: Incorrect API key provided/, missingModel: "missing required parameter: 'model'", eventsBeforeText: 1 },
-  anthropic: { unauthorized: /^HTTP 401 from .*: invalid x-api-key/, missingModel: "model: Field required", eventsBeforeText: 3 },
-  responses: { unauthorized: /^HTTP 401 from .*: Incorrect API key provided/, missingModel: "Missing required parameter: 'model'.", eventsBeforeText: 4 },
+  chat: { unauthorized: /^HTTP 401 from .*: Incorrect API key provided/, missingModel: "missing required parameter: 'model'", eventsBeforeText: 1, answer: ["completion", "a completion"] },
+  anthropic: { unauthorized: /^HTTP 401 from .*: invalid x-api-key/, missingModel: "model: Field required", eventsBeforeText: 3, answer: ["message", "a message"] },
+  responses: { unauthorized: /^HTTP 401 from .*: Incorrect API key provided/, missingModel: "Missing required parameter: 'model'.", eventsBeforeText: 4, answer: ["output", "output"] },
 };
 
 describe.each(DIALECTS)("$name", (dialect) => {
@@ -144,6 +144,13 @@ describe.each([
       expect(run.error?.message).toMatch(message);
       expect(run.error?.message).not.toContain("half an answer");
     });
+
+    it("no answer every time: the error names what was missing in the dialect's words", async () => {
+      const run = await requestTurn(ctx.server, () => ({ fault: "no-choices" }), stream);
+      const [noun, withArticle] = wording.answer;
+      expect(run.error?.message).toBe(`no choices: the response from ${endpoint()} held no ${noun}`);
+      expect(run.error?.hint).toBe(`The endpoint answered without ${withArticle}; check the model (AGENT_MODEL) and the endpoint.`);
+    });
   });
 
   describe("the caller's abort", () => {
@@ -194,6 +201,15 @@ describe("streaming only", () => {
     const run = await requestTurn(ctx.server, [{ ...ANSWER, delayMs: 1_000 }, ANSWER], true, { options: { timeoutMs: 150 } });
     expect(run.turn?.message.content).toBe("the real answer");
     expect(run.retries).toMatchObject([{ by: "sdk", kind: "timeout", reason: expect.stringContaining("timeout") }]);
+  });
+
+  it("an HTML page where the stream should be: refused as no SSE stream, with the dialect's base-URL variable", async () => {
+    const run = await requestTurn(ctx.server, () => ({ fault: "not-json" }), true);
+    expect(run.requestCount).toBe(3);
+    expect(run.turn).toBeUndefined();
+    expect(run.error).toMatchObject({ kind: "malformed", retryable: true });
+    expect(run.error?.message).toBe(`malformed response from ${endpoint()}: expected an SSE stream (text/event-stream), got text/html`);
+    expect(run.error?.hint).toBe(`The endpoint or a proxy in front of it sent a broken body; check ${dialect.baseVariable}.`);
   });
 });
 });

@@ -14,7 +14,8 @@ import { isRecord } from "../assemble-stream.js";
 import { ModelRequestError, displayURL, oneLine } from "../model-errors.js";
 import { TOOL_RESULT_IMAGE_TYPES } from "../../loop/tool-result-items.js";
 import type { ModelTurn, TokenUsage, TurnRequest, TurnRequester } from "../../loop/types.js";
-import { malformed, resendingRequester, sdkTransport, type TurnRequesterSettings } from "../resending-requester.js";
+import { notAnEventStream, readEventStream } from "../read-event-stream.js";
+import { malformed, noAnswer, resendingRequester, sdkTransport, type TurnRequesterSettings } from "../resending-requester.js";
 import { watchedFetchOptions, type RequestWatch } from "../watched-fetch.js";
 import { anthropicRequestError } from "./anthropic-errors.js";
 import { anthropicRequestParts } from "./anthropic-request.js";
@@ -99,18 +100,8 @@ async function requestTurn(settings: RequestSettings, request: TurnRequest, sign
 async function streamed(settings: RequestSettings, body: MessageCreateParams, request: TurnRequest, signal: AbortSignal, watch: RequestWatch): Promise<AnthropicReply> {
   const stream = await settings.client.messages.create({ ...body, stream: true }, { signal, fetchOptions: watchedFetchOptions(watch) });
   const assembler = new AnthropicStreamAssembler();
-  for await (const event of stream) {
-    const text = assembler.add(event);
-    if (text !== undefined) request.onText?.(text);
-  }
-  // The SDK ends the iteration quietly when the request is aborted (by the caller or a body bound).
-  if (request.signal.aborted || watch.cut !== undefined) throw new Error("aborted mid-stream");
-  if (!assembler.started) {
-    if (watch.contentType !== "text/event-stream") {
-      throw brokenBody(`malformed response from ${settings.baseURL}: expected an SSE stream (text/event-stream), got ${watch.contentType || "no content type"}`);
-    }
-    throw noMessage(settings.baseURL);
-  }
+  await readEventStream(stream, assembler, request, watch);
+  if (!assembler.started) throw notAnEventStream(watch, settings.baseURL, brokenBody) ?? noAnswer(settings.baseURL, "message");
   if (!assembler.stopped) {
     throw brokenBody(`malformed response from ${settings.baseURL}: the stream ended without message_stop (cut short?); the partial response was dropped`);
   }
@@ -130,17 +121,8 @@ async function plain(settings: RequestSettings, body: MessageCreateParams, signa
   try {
     return anthropicReplyOf(message);
   } catch {
-    throw noMessage(settings.baseURL);
+    throw noAnswer(settings.baseURL, "message");
   }
-}
-
-function noMessage(baseURL: string): ModelRequestError {
-  return new ModelRequestError({
-    kind: "no_choices",
-    message: `no choices: the response from ${baseURL} held no message`,
-    hint: "The endpoint answered without a message; check the model (AGENT_MODEL) and the endpoint.",
-    retryable: true,
-  });
 }
 
 function brokenBody(message: string): ModelRequestError {

@@ -17,7 +17,8 @@ import { displayURL, ModelRequestError, oneLine, toModelRequestError } from "../
 import { openAIClient, type TurnRequesterTarget } from "../model-client.js";
 import { TOOL_RESULT_IMAGE_TYPES } from "../../loop/tool-result-items.js";
 import type { ModelTurn, TurnRequest, TurnRequester } from "../../loop/types.js";
-import { malformed, resendingRequester, sdkTransport, type TurnRequesterSettings } from "../resending-requester.js";
+import { notAnEventStream, readEventStream, type StreamEventReader } from "../read-event-stream.js";
+import { malformed, noAnswer, resendingRequester, sdkTransport, type TurnRequesterSettings } from "../resending-requester.js";
 import { watchedFetchOptions, type RequestWatch } from "../watched-fetch.js";
 import { responsesRequestParts } from "./responses-request.js";
 import { reasoningSummary, responsesTurn } from "./responses-turn.js";
@@ -97,22 +98,31 @@ async function streamed(
   options: Pick<ResponsesRequesterOptions, "onReasoningSummary">,
 ): Promise<unknown> {
   const stream = await client.responses.create({ ...body, stream: true }, requestOptions);
-  let final: unknown;
-  for await (const event of stream as AsyncIterable<unknown>) {
+  const reader = new ResponsesStreamReader(options);
+  await readEventStream(stream as AsyncIterable<unknown>, reader, request, watch);
+  if (reader.final === undefined) {
+    throw (
+      notAnEventStream(watch, baseURL, brokenBody) ??
+      brokenBody(`malformed response from ${baseURL}: the stream ended without response.completed (cut short?); the partial response was dropped`)
+    );
+  }
+  return reader.final;
+}
+
+/** A stream's events: text deltas for display, reasoning summaries reported, the terminal event's response kept. */
+class ResponsesStreamReader implements StreamEventReader<unknown> {
+  /** The response of `response.completed`, `response.incomplete` or `response.failed`, once one came. */
+  final: unknown;
+
+  constructor(private readonly options: Pick<ResponsesRequesterOptions, "onReasoningSummary">) {}
+
+  add(event: unknown): string | undefined {
     if (!isRecord(event)) throw new TypeError("a stream event is not a JSON object");
-    if (event.type === "response.output_text.delta" && typeof event.delta === "string" && event.delta !== "") request.onText?.(event.delta);
-    else if (event.type === "response.output_item.done" && isRecord(event.item) && event.item.type === "reasoning") reportSummaries([event.item], options);
-    else if (event.type === "response.completed" || event.type === "response.incomplete" || event.type === "response.failed") final = event.response;
+    if (event.type === "response.output_text.delta" && typeof event.delta === "string" && event.delta !== "") return event.delta;
+    if (event.type === "response.output_item.done" && isRecord(event.item) && event.item.type === "reasoning") reportSummaries([event.item], this.options);
+    else if (event.type === "response.completed" || event.type === "response.incomplete" || event.type === "response.failed") this.final = event.response;
+    return undefined;
   }
-  // The SDK ends the iteration quietly when the request is aborted (by the caller or a body bound).
-  if (request.signal.aborted || watch.cut !== undefined) throw new Error("aborted mid-stream");
-  if (final === undefined) {
-    if (watch.contentType !== "text/event-stream") {
-      throw brokenBody(`malformed response from ${baseURL}: expected an SSE stream (text/event-stream), got ${watch.contentType || "no content type"}`);
-    }
-    throw brokenBody(`malformed response from ${baseURL}: the stream ended without response.completed (cut short?); the partial response was dropped`);
-  }
-  return final;
 }
 
 async function plain(
@@ -152,12 +162,7 @@ function statusError(problem: Exclude<ReturnType<typeof responsesTurn>, ModelTur
     case "not_finished":
       return brokenBody(`malformed response from ${baseURL}: the response ended with status ${problem.status}, unfinished; the partial response was dropped`);
     case "empty":
-      return new ModelRequestError({
-        kind: "no_choices",
-        message: `no choices: the response from ${baseURL} held no output`,
-        hint: "The endpoint answered without output; check the model (AGENT_MODEL) and the endpoint.",
-        retryable: true,
-      });
+      return noAnswer(baseURL, "output");
     case "failed": {
       const contextLengthExceeded = isContextLengthRefusal({ code: problem.code, message: problem.message });
       return new ModelRequestError({
