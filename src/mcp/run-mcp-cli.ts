@@ -49,8 +49,8 @@ export async function runMcpCli(io: McpCliEnvironment): Promise<number> {
   // Lines quote paths, parser messages and client input: escaped as the agent's progress is, and masked.
   const format = (line: string): string => `${escapeControls(masks.reduce((text, mask) => mask.scrub(text), line))}\n`;
   // Over HTTP each request leaves a line once its response has ended. Those lines leave in one write per
-  // turn of the event loop: a system call each cost a busy server a fifth of a call's time. Everything
-  // else is written at once, after the request lines before it.
+  // turn of the event loop: a system call each was about a fifth of sigloop's own work per call on a busy
+  // server. Everything else is written at once, after the request lines before it.
   const requestLines = coalescedOutput((text) => void io.stderr.write(text));
   const stderr = { write: (text: string): void => void (requestLines.flush(), io.stderr.write(text)) };
   const log = (line: string): void => stderr.write(format(line));

@@ -32,12 +32,11 @@ export function parseBodyMessage(body: Buffer): BodyMessage {
  * A request or notification in the shape nearly every message has, recognised without the schema (the
  * SDK's transport parses each message with it again): exactly `jsonrpc: "2.0"`, a string `method`, an
  * integer or string `id` when present, `params` an object when present, its `_meta` holding at most a
- * progress token of the right type. Whatever this
- * does not recognise goes through the schema, so it accepts nothing the schema refuses.
+ * progress token of the right type. Whatever this does not recognise goes through the schema, so it
+ * accepts nothing the schema refuses.
  */
-function plainCall(value: unknown): boolean {
-  if (!isPlainObject(value)) return false;
-  const message = value;
+function plainCall(message: unknown): boolean {
+  if (!isPlainObject(message)) return false;
   let keys = 0;
   for (const key in message) {
     if (!Object.hasOwn(message, key)) return false;
