@@ -71,9 +71,11 @@ it("property: arbitrary argument JSON never crashes a call and reaches the serve
     fc.asyncProperty(argumentText, async (text) => {
       const before = recordedCalls().length;
       const outcome = await servers.executor.execute({ id: "p", type: "function", function: { name: "rec__shout", arguments: text } }, context());
-      expect(["ok", "invalid_arguments"]).toContain(outcome.status);
+      // A valid call the server itself fails (`times` of 10^15 is more than `repeat` can make) is the
+      // server's error, as a result: still sent, still valid.
+      expect(["ok", "invalid_arguments", "tool_error"]).toContain(outcome.status);
       const calls = recordedCalls().slice(before);
-      expect(calls.length).toBe(outcome.status === "ok" ? 1 : 0);
+      expect(calls.length).toBe(outcome.status === "invalid_arguments" ? 0 : 1);
       for (const call of calls) expect(validate(call.arguments)).toBe(true);
       sent += calls.length;
     }),
