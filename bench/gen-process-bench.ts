@@ -9,10 +9,11 @@
  * tools that import `node:fs` and read `process.env`, once with tools that import `node:fs/promises` and
  * `node:path` and read `process.env`. Runs alternate; the ratio is the median of the
  * per-round ratios, so load from other work falls on both sides alike. "Cold" means a new process that
- * reads, parses and checks every tool file afresh. gen keeps caches of what does not change between runs
+ * reads, parses and binds every tool file afresh and builds every schema. gen keeps caches between runs
  * in node_modules/.cache/sigloop (the compiler's code cache, the ES library's files, the bundle of
- * `npm run gen`'s sources, and the subset of Node's typings a tools folder reaches): the main rows run with
- * them as the warm-up round left them, as every run after the first one does. For the tools that import
+ * `npm run gen`'s sources, the subset of Node's typings a tools folder reaches, and the compiler's
+ * diagnostics of the files that did not change): the main rows run with them as the warm-up round left
+ * them, as every run after the first one does. For the tools that import
  * `node:fs/promises` two more rows say what the caches are worth: the first run ever (every cache of
  * sigloop removed before each sigloop run: the first `npm run gen` after `npm ci`, the first
  * `sigloop gen` after an install) and a run after a one-line edit of a tool's body (caches warm, as

@@ -11,6 +11,7 @@ import { LibraryDocs } from "./program/library-docs.js";
 import { SchemaEngine } from "./schema/schema-engine.js";
 import { serializeSchemasFile } from "./serialize.js";
 import { compilerDiagnostics } from "./program/ts-diagnostics.js";
+import { checkLocalFiles, keptDiagnosticsOptions } from "./program/kept-diagnostics.js";
 import { ToolHost } from "./program/tool-host.js";
 import { isLocalSourceFile, needsNodeTypes, sigloopPackageFiles, toolCompilerOptions } from "./program/tool-project.js";
 import { cachedTypings, saveTypings, typingsPackagesRoot, type CachedTypings } from "./program/typings-cache.js";
@@ -87,7 +88,14 @@ export class ToolGenerator {
     this.checked.clear();
     this.toolResults.clear();
     this.imports.clear();
-    for (const file of this.inputFiles()) this.checked.set(file, compilerDiagnostics(program, program.getSourceFile(file)));
+    const inputs = this.inputFiles();
+    if (this.typingsSubsets) {
+      const checked = checkLocalFiles(program, inputs);
+      for (const file of inputs) this.checked.set(file, checked.diagnostics(file));
+      checked.save();
+    } else {
+      for (const file of inputs) this.checked.set(file, compilerDiagnostics(program, program.getSourceFile(file)));
+    }
     const built = this.rebuildTools(this.toolFiles);
     const generation = this.assemble();
     if (this.typings !== undefined && (!built || hasErrors(generation.diagnostics))) {
@@ -155,12 +163,18 @@ export class ToolGenerator {
     this.host = new ToolHost();
     this.withNodeTypes = needsNodeTypes(this.toolFiles, this.host);
     this.typings = this.withNodeTypes && typingsSubset ? cachedTypings(this.toolsDir) : undefined;
-    this.program = this.host.createProgram(this.toolFiles, toolCompilerOptions(this.withNodeTypes, this.typings?.typeRoot));
+    this.program = this.host.createProgram(this.toolFiles, this.compilerOptions(this.typings?.typeRoot));
     if (this.typings !== undefined && !this.typings.covers(typingsSeeds(this.ownFiles()))) {
       // The files reach further than the subset holds (a new import, a newly named global): the whole typings.
       this.typings = undefined;
-      this.program = this.host.createProgram(this.toolFiles, toolCompilerOptions(true), this.program);
+      this.program = this.host.createProgram(this.toolFiles, this.compilerOptions(), this.program);
     }
+  }
+
+  /** A one-shot run keeps its diagnostics for the next (`kept-diagnostics.ts`); watch mode keeps its Program. */
+  private compilerOptions(nodeTypesRootAt?: string): ts.CompilerOptions {
+    const options = toolCompilerOptions(this.withNodeTypes, nodeTypesRootAt);
+    return this.typingsSubsets ? { ...options, ...keptDiagnosticsOptions(this.toolsDir) } : options;
   }
 
   /** The given files and every local file that imports them, directly or not. */

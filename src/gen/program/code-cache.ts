@@ -1,9 +1,10 @@
 import { isAscii } from "node:buffer";
 import { createHash } from "node:crypto";
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from "node:fs";
 import { createRequire, Module } from "node:module";
 import path from "node:path";
 import { Script } from "node:vm";
+import { writeCacheFile } from "./cache-file.js";
 
 /** Scripts compiled without a usable cache; their code cache is written when the process exits. */
 const unsaved: { script: Script; cacheFile: string }[] = [];
@@ -114,16 +115,12 @@ function writeCaches(): void {
   for (const { script, cacheFile } of unsaved.splice(0)) {
     try {
       const dir = path.dirname(cacheFile);
-      mkdirSync(dir, { recursive: true });
       // Caches of older versions of the same file are dead weight; another Node's cache of it is not.
       const samePath = path.basename(cacheFile).replace(/-[0-9a-f]+\.v8$/, "-");
       for (const old of readdirSync(dir)) if (old.startsWith(samePath) && old.endsWith(".v8")) rmSync(path.join(dir, old), { force: true });
-      // Written aside and renamed, so a concurrent run never reads half a file.
-      const partial = `${cacheFile}.${process.pid}.tmp`;
-      writeFileSync(partial, script.createCachedData());
-      renameSync(partial, cacheFile);
     } catch {
-      // Read-only node_modules, full disk: the next run compiles again, nothing else changes.
+      // No folder yet (the write below makes it), or a read-only one (the write fails quietly as well).
     }
+    writeCacheFile(cacheFile, script.createCachedData());
   }
 }

@@ -1,6 +1,7 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { writeCacheFile } from "./cache-file.js";
 import { cacheFileFor, cacheWritesAllowed, requireWithCodeCache } from "./code-cache.js";
 
 /**
@@ -59,13 +60,5 @@ function readKept(file: string): Kept | undefined {
 
 function writeKept(file: string, all: ReadonlyMap<string, string>): void {
   const kept: Kept = { names: [...all.keys()], texts: Object.fromEntries([...all].filter(([name]) => KEPT.test(name))) };
-  try {
-    mkdirSync(path.dirname(file), { recursive: true });
-    // Written aside and renamed, so a concurrent run never reads half a file.
-    const partial = `${file}.${process.pid}.tmp`;
-    writeFileSync(partial, JSON.stringify(kept));
-    renameSync(partial, file);
-  } catch {
-    // Read-only node_modules, full disk: the next run loads the bundle again, nothing else changes.
-  }
+  writeCacheFile(file, JSON.stringify(kept));
 }

@@ -1,7 +1,13 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { ts } from "./compiler.js";
+import { versionOf } from "./kept-diagnostics.js";
 import { loadLibFiles, type LibFiles } from "./lib-files.js";
+
+/** The compiler's own field (not in its public typings) for a file's version, which its builder reads. */
+interface Versioned {
+  version?: string;
+}
 
 /** Where the library's files are said to be: the folder ts-morph gave them, so file names stay as they were. */
 const LIB_FOLDER = "/node_modules/typescript/lib";
@@ -51,6 +57,8 @@ export class ToolHost {
       ? ts.createSourceFile(fileName, text, { languageVersion: ts.ScriptTarget.ES2022, jsDocParsingMode: ts.JSDocParsingMode.ParseForTypeErrors })
       : ts.createSourceFile(fileName, text, ts.ScriptTarget.ES2022);
     if (skipDocs) this.withoutDocs.add(sourceFile);
+    // What the builder compares between runs (`kept-diagnostics.ts`).
+    (sourceFile as Versioned).version = versionOf(text);
     this.parsed.set(fileName, sourceFile);
     return sourceFile;
   }

@@ -6,6 +6,11 @@ export function compilerDiagnostics(program: ts.Program, sourceFile?: ts.SourceF
   const found = sourceFile === undefined
     ? [...program.getOptionsDiagnostics(), ...program.getGlobalDiagnostics()]
     : [...program.getSyntacticDiagnostics(sourceFile), ...program.getSemanticDiagnostics(sourceFile)];
+  return asDiagnostics(found);
+}
+
+/** The errors among the compiler's diagnostics, as our Diagnostic values. */
+export function asDiagnostics(found: readonly ts.Diagnostic[]): Diagnostic[] {
   return found.filter((d) => d.category === ts.DiagnosticCategory.Error).map(toDiagnostic);
 }
 

@@ -47,8 +47,12 @@ function versionsKey(): string {
 
 /** Where the subset for a tools folder is kept. */
 export function typingsCacheDir(toolsDir: string): string {
-  const folder = createHash("sha256").update(path.resolve(toolsDir)).digest("hex").slice(0, 16);
-  return path.join(typingsPackagesRoot(), ".cache", "sigloop", "node-typings", folder);
+  return path.join(typingsPackagesRoot(), ".cache", "sigloop", "node-typings", toolsFolderKey(toolsDir));
+}
+
+/** What names a tools folder's caches: a hash of its absolute path. */
+export function toolsFolderKey(toolsDir: string): string {
+  return createHash("sha256").update(path.resolve(toolsDir)).digest("hex").slice(0, 16);
 }
 
 export function cachedTypings(toolsDir: string): CachedTypings | undefined {
