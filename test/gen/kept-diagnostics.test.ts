@@ -141,6 +141,21 @@ describe("the diagnostics a one-shot gen keeps for the next run", () => {
     }
   });
 
+  it("takes a kept file it cannot use (not JSON, not build information, another file's) as no kept file", () => {
+    const { root, tools, out } = toolsFolder(shared);
+    expect(gen(root)).toEqual({ code: 0, stderr: "" });
+    const bytes = readFileSync(out, "utf8");
+    const other = toolsFolder({ "c.ts": "/** C. */\nexport function c(): number {\n  return 1;\n}\n" });
+    expect(gen(other.root)).toEqual({ code: 0, stderr: "" });
+    for (const kept of ["{not json", "", '{"version":"5.9.3","fileNames":5}', readFileSync(keptFile(other.tools), "utf8")]) {
+      writeFileSync(keptFile(tools), kept);
+      rmSync(out);
+      expect(gen(root)).toEqual({ code: 0, stderr: "" });
+      expect(readFileSync(out, "utf8")).toBe(bytes);
+    }
+    expect(check(tools).rechecked).toEqual([]);
+  });
+
   it("reports a kept error again with its file and line, and `gen --check` keeps nothing", () => {
     const { root, tools } = toolsFolder({ ...shared, "a.ts": shared["a.ts"].replace("paging.page", "paging.pages") });
     const line = "tools/a.ts:7:17 error: Property 'pages' does not exist on type 'Paging'. Did you mean 'page'? (TS2551)";
