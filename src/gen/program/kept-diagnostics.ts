@@ -55,9 +55,9 @@ export function checkLocalFiles(program: ts.Program, localFiles: readonly string
   });
   const builder = ts.createEmitAndSemanticDiagnosticsBuilderProgram(program, { createHash: versionOf }, kept);
   const local = new Set(localFiles);
-  // Files outside the project (a package's own .ts) are not ours to check, as without the builder.
   const rechecked: string[] = [];
   for (;;) {
+    // Files outside the project (a package's own .ts) are not ours to check, as without the builder.
     const next = builder.getSemanticDiagnosticsOfNextAffectedFile(undefined, (sourceFile) => !local.has(sourceFile.fileName));
     if (next === undefined) break;
     if ("fileName" in next.affected) rechecked.push(next.affected.fileName);
