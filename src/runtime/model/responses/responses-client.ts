@@ -8,6 +8,7 @@
  * deltas go to `onText` for display, and the turn is the response object of the terminal event
  * (`response.completed` / `response.incomplete`); a stream that ends without one was cut and is resent.
  * `response.failed` and an `error` event are API errors (a context-length one starts compaction).
+ * The request goes through `client.post` with its body as JSON text (see `PostOptions`).
  */
 import OpenAI, { APIError } from "openai";
 import { isRecord } from "../assemble-stream.js";
@@ -39,8 +40,8 @@ export function createResponsesTurnRequester(options: ResponsesRequesterOptions)
   const client = openAIClient(options, transport.clientOptions);
   const apiKey = client.apiKey ?? "";
   const baseURL = displayURL(client.baseURL);
-  // The images it sends in tool results (tool-result-items.ts); other media reach the model as notes.
   const writer = new ResponsesBodyWriter();
+  // The images it sends in tool results (tool-result-items.ts); other media reach the model as notes.
   const requester = resendingRequester(
     {
       requestOnce: (request, signal, watch) => requestOnce(client, writer, options, baseURL, request, signal, watch),
