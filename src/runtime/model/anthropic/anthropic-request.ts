@@ -14,7 +14,7 @@ import { isToolResultImage, mediaNote } from "../../loop/tool-result-items.js";
 import { leadingSystem, partsFor } from "../../loop/provider-parts.js";
 import type { ToolDefinition } from "../../../shared/schemas-file.js";
 import { anthropicStrictProblem } from "./anthropic-strict.js";
-import { WireCache } from "../wire-cache.js";
+import { listWireCache, messageWireCache } from "../wire-cache.js";
 
 export interface AnthropicRequestParts {
   system?: string;
@@ -46,8 +46,8 @@ export function anthropicToolId(id: string): string {
  * newest block's cache breakpoint is a copy of that block.
  */
 export class AnthropicRequestWriter {
-  private readonly blocks = new WireCache<ChatMessage, { role: "user" | "assistant"; blocks: readonly ContentBlockParam[] }>(messageBlocks);
-  private readonly tools = new WireCache<readonly ToolDefinition[], Tool[]>(requestTools);
+  private readonly blocks = messageWireCache(messageBlocks);
+  private readonly tools = listWireCache(requestTools);
 
   parts(history: readonly ChatMessage[], tools: readonly ToolDefinition[]): AnthropicRequestParts {
     const { system, rest } = leadingSystem(history);

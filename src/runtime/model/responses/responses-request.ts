@@ -12,7 +12,7 @@ import type { ChatMessage, ToolResultItem } from "../../loop/messages.js";
 import { isToolResultImage, mediaNote } from "../../loop/tool-result-items.js";
 import { leadingSystem, partsFor } from "../../loop/provider-parts.js";
 import type { ToolDefinition } from "../../../shared/schemas-file.js";
-import { WireCache } from "../wire-cache.js";
+import { listWireCache, messageWireCache } from "../wire-cache.js";
 
 /** What a request says besides the history and the tools, in the order the body holds it. */
 export interface ResponsesBodySettings {
@@ -30,8 +30,8 @@ export interface ResponsesBodySettings {
  * definitions are serialised once (wire-cache.ts) and joined on later requests.
  */
 export class ResponsesBodyWriter {
-  private readonly messages = new WireCache<ChatMessage, string>((message) => JSON.stringify(responsesInputItems(message)).slice(1, -1));
-  private readonly tools = new WireCache<readonly ToolDefinition[], string>((tools) => JSON.stringify(tools.map(responsesTool)));
+  private readonly messages = messageWireCache((message) => JSON.stringify(responsesInputItems(message)).slice(1, -1));
+  private readonly tools = listWireCache((tools: readonly ToolDefinition[]) => JSON.stringify(tools.map(responsesTool)));
 
   text(history: readonly ChatMessage[], tools: readonly ToolDefinition[], settings: ResponsesBodySettings): string {
     const { system: instructions, rest } = leadingSystem(history);
