@@ -18,7 +18,7 @@ import { notAnEventStream, readEventStream } from "../read-event-stream.js";
 import { malformed, noAnswer, resendingRequester, sdkTransport, type TurnRequesterSettings } from "../resending-requester.js";
 import { watchedFetchOptions, type RequestWatch } from "../watched-fetch.js";
 import { anthropicRequestError } from "./anthropic-errors.js";
-import { anthropicRequestParts } from "./anthropic-request.js";
+import { AnthropicRequestWriter } from "./anthropic-request.js";
 import { anthropicReplyOf, anthropicTurn, AnthropicStreamAssembler, type AnthropicReply, type Block } from "./anthropic-turn.js";
 
 export interface AnthropicRequesterOptions extends TurnRequesterSettings {
@@ -43,7 +43,7 @@ export function createAnthropicTurnRequester(options: AnthropicRequesterOptions)
   const client = new Anthropic({ apiKey: options.apiKey, ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}), ...transport.clientOptions });
   const baseURL = displayURL(client.baseURL);
   const maxTokens = options.maxTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS + (options.thinkingBudget ?? 0);
-  const settings: RequestSettings = { client, baseURL, maxTokens, ...(options.thinkingBudget !== undefined ? { thinkingBudget: options.thinkingBudget } : {}) };
+  const settings: RequestSettings = { client, writer: new AnthropicRequestWriter(), baseURL, maxTokens, ...(options.thinkingBudget !== undefined ? { thinkingBudget: options.thinkingBudget } : {}) };
   // The images it sends in tool results (tool-result-items.ts); other media reach the model as notes.
   const requester = resendingRequester(
     {
@@ -57,13 +57,14 @@ export function createAnthropicTurnRequester(options: AnthropicRequesterOptions)
 
 interface RequestSettings {
   client: Anthropic;
+  writer: AnthropicRequestWriter;
   baseURL: string;
   maxTokens: number;
   thinkingBudget?: number;
 }
 
 async function requestTurn(settings: RequestSettings, request: TurnRequest, signal: AbortSignal, watch: RequestWatch): Promise<ModelTurn> {
-  const parts = anthropicRequestParts(request.messages, request.tools);
+  const parts = settings.writer.parts(request.messages, request.tools);
   const paused: Block[] = [];
   let usage: TokenUsage | undefined;
   let maxTokens = settings.maxTokens;

@@ -14,6 +14,7 @@ import { isToolResultImage, mediaNote } from "../../loop/tool-result-items.js";
 import { leadingSystem, partsFor } from "../../loop/provider-parts.js";
 import type { ToolDefinition } from "../../../shared/schemas-file.js";
 import { anthropicStrictProblem } from "./anthropic-strict.js";
+import { listWireCache, messageWireCache } from "../wire-cache.js";
 
 export interface AnthropicRequestParts {
   system?: string;
@@ -37,39 +38,56 @@ export function anthropicToolId(id: string): string {
   return `${id.replace(/[^a-zA-Z0-9_-]/g, "_")}_${hash}`;
 }
 
-export function anthropicRequestParts(history: readonly ChatMessage[], tools: readonly ToolDefinition[]): AnthropicRequestParts {
-  const { system, rest } = leadingSystem(history);
-  const messages: MessageParam[] = [];
-  const add = (role: "user" | "assistant", blocks: ContentBlockParam[]) => {
-    if (blocks.length === 0) return;
-    const last = messages[messages.length - 1];
-    // Roles must alternate: a tool result and the prompt after it are one user turn, results first.
-    if (last?.role === role) (last.content as ContentBlockParam[]).push(...blocks);
-    else messages.push({ role, content: blocks });
-  };
-  for (const message of rest) {
-    switch (message.role) {
-      case "system":
-      case "user":
-        add("user", textBlocks(message.content));
-        break;
-      case "tool":
-        add("user", [toolResult(message)]);
-        break;
-      case "assistant":
-        add("assistant", assistantBlocks(message));
-        break;
+/**
+ * The request parts of a history, each message's blocks made once (wire-cache.ts) and the tool
+ * definitions once per list: a run's history grows by a few messages a turn, and converting every earlier
+ * one again (its tool calls' arguments parsed again) was O(n) work a request. The blocks are shared
+ * between requests and never changed: each request's turns hold copies of the block lists, and the
+ * newest block's cache breakpoint is a copy of that block.
+ */
+export class AnthropicRequestWriter {
+  private readonly blocks = messageWireCache(messageBlocks);
+  private readonly tools = listWireCache(requestTools);
+
+  parts(history: readonly ChatMessage[], tools: readonly ToolDefinition[]): AnthropicRequestParts {
+    const { system, rest } = leadingSystem(history);
+    const messages: MessageParam[] = [];
+    for (const message of rest) {
+      const { role, blocks } = this.blocks.wireOf(message);
+      if (blocks.length === 0) continue;
+      const last = messages[messages.length - 1];
+      // Roles must alternate: a tool result and the prompt after it are one user turn, results first.
+      if (last?.role === role) (last.content as ContentBlockParam[]).push(...blocks);
+      else messages.push({ role, content: [...blocks] });
     }
+    markNewest(messages);
+    const mapped = tools.length > 0 ? this.tools.wireOf(tools) : [];
+    return {
+      ...(system.length > 0 ? { system: system.join("\n\n") } : {}),
+      messages,
+      ...(mapped.length > 0 ? { tools: mapped } : {}),
+    };
   }
-  markNewest(messages);
+}
+
+function messageBlocks(message: ChatMessage): { role: "user" | "assistant"; blocks: readonly ContentBlockParam[] } {
+  switch (message.role) {
+    case "system":
+    case "user":
+      return { role: "user", blocks: textBlocks(message.content) };
+    case "tool":
+      return { role: "user", blocks: [toolResult(message)] };
+    case "assistant":
+      return { role: "assistant", blocks: assistantBlocks(message) };
+  }
+}
+
+/** The definitions, a cache breakpoint on the last one. */
+function requestTools(tools: readonly ToolDefinition[]): Tool[] {
   const mapped = tools.map(anthropicTool);
   const lastTool = mapped[mapped.length - 1];
   if (lastTool !== undefined) mapped[mapped.length - 1] = { ...lastTool, cache_control: CACHE };
-  return {
-    ...(system.length > 0 ? { system: system.join("\n\n") } : {}),
-    messages,
-    ...(mapped.length > 0 ? { tools: mapped } : {}),
-  };
+  return mapped;
 }
 
 /** Empty text blocks are refused by the API: an empty text is no block at all. */

@@ -8,9 +8,9 @@
  * deltas go to `onText` for display, and the turn is the response object of the terminal event
  * (`response.completed` / `response.incomplete`); a stream that ends without one was cut and is resent.
  * `response.failed` and an `error` event are API errors (a context-length one starts compaction).
+ * The request goes through `client.post` with its body as JSON text (see `PostOptions`).
  */
 import OpenAI, { APIError } from "openai";
-import type { ResponseCreateParamsBase } from "openai/resources/responses/responses";
 import { isRecord } from "../assemble-stream.js";
 import { isContextLengthRefusal } from "../../compaction/context-length-refusal.js";
 import { displayURL, ModelRequestError, oneLine, toModelRequestError } from "../model-errors.js";
@@ -20,7 +20,7 @@ import type { ModelTurn, TurnRequest, TurnRequester } from "../../loop/types.js"
 import { notAnEventStream, readEventStream, type StreamEventReader } from "../read-event-stream.js";
 import { malformed, noAnswer, resendingRequester, sdkTransport, type TurnRequesterSettings } from "../resending-requester.js";
 import { watchedFetchOptions, type RequestWatch } from "../watched-fetch.js";
-import { responsesRequestParts } from "./responses-request.js";
+import { ResponsesBodyWriter } from "./responses-request.js";
 import { reasoningSummary, responsesTurn } from "./responses-turn.js";
 
 export type ResponsesRequesterOptions = TurnRequesterTarget &
@@ -40,10 +40,11 @@ export function createResponsesTurnRequester(options: ResponsesRequesterOptions)
   const client = openAIClient(options, transport.clientOptions);
   const apiKey = client.apiKey ?? "";
   const baseURL = displayURL(client.baseURL);
+  const writer = new ResponsesBodyWriter();
   // The images it sends in tool results (tool-result-items.ts); other media reach the model as notes.
   const requester = resendingRequester(
     {
-      requestOnce: (request, signal, watch) => requestOnce(client, options, baseURL, request, signal, watch),
+      requestOnce: (request, signal, watch) => requestOnce(client, writer, options, baseURL, request, signal, watch),
       toError: (error, failure) => toModelRequestError(midStreamContextRefusal(error) ?? error, { baseURL, apiKey, ...failure }),
     },
     transport,
@@ -53,27 +54,23 @@ export function createResponsesTurnRequester(options: ResponsesRequesterOptions)
 
 async function requestOnce(
   client: OpenAI,
+  writer: ResponsesBodyWriter,
   options: ResponsesRequesterOptions,
   baseURL: string,
   request: TurnRequest,
   signal: AbortSignal,
   watch: RequestWatch,
 ): Promise<ModelTurn> {
-  const parts = responsesRequestParts(request.messages, request.tools);
-  const body: ResponseCreateParamsBase = {
+  const body = writer.text(request.messages, request.tools, {
     model: request.model,
-    input: parts.input,
-    ...(parts.instructions !== undefined ? { instructions: parts.instructions } : {}),
-    ...(parts.tools !== undefined ? { tools: parts.tools } : {}),
-    store: false,
-    include: ["reasoning.encrypted_content"],
-    ...(options.reasoningEffort !== undefined ? { reasoning: { effort: options.reasoningEffort, summary: "auto" } } : {}),
-    ...(options.maxTokens !== undefined ? { max_output_tokens: options.maxTokens } : {}),
-  };
-  const requestOptions = { signal, fetchOptions: watchedFetchOptions(watch) };
+    stream: request.stream,
+    ...(options.reasoningEffort !== undefined ? { reasoningEffort: options.reasoningEffort } : {}),
+    ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
+  });
+  const requestOptions: PostOptions = { body, headers: JSON_BODY, signal, fetchOptions: watchedFetchOptions(watch) };
   const response = request.stream
-    ? await streamed(client, body, request, watch, baseURL, requestOptions, options)
-    : await plain(client, body, requestOptions, watch, baseURL);
+    ? await streamed(client, requestOptions, request, watch, baseURL, options)
+    : await plain(client, requestOptions, watch, baseURL);
   if (!isRecord(response)) {
     const start = typeof response === "string" ? `: ${response.replace(/\s+/g, " ").slice(0, 80)}` : "";
     throw brokenBody(`malformed response from ${baseURL}: not valid JSON${start}`);
@@ -88,18 +85,27 @@ async function requestOnce(
   return turn;
 }
 
+/**
+ * The body goes as JSON text (`ResponsesBodyWriter`) through the SDK's documented `client.post`, which
+ * sends a string with a content type as it is, on the client's retries, timeout and transport.
+ * `responses.create` would serialise the body object again on every request, through a replacer
+ * function that the SDK calls for every value of the body (to read its `stream` field).
+ */
+type PostOptions = { body: string; headers: Record<string, string>; signal: AbortSignal; fetchOptions: ReturnType<typeof watchedFetchOptions> };
+
+const JSON_BODY = { "content-type": "application/json" };
+
 async function streamed(
   client: OpenAI,
-  body: ResponseCreateParamsBase,
+  requestOptions: PostOptions,
   request: TurnRequest,
   watch: RequestWatch,
   baseURL: string,
-  requestOptions: { signal: AbortSignal; fetchOptions: ReturnType<typeof watchedFetchOptions> },
   options: Pick<ResponsesRequesterOptions, "onReasoningSummary">,
 ): Promise<unknown> {
-  const stream = await client.responses.create({ ...body, stream: true }, requestOptions);
+  const stream = await client.post<AsyncIterable<unknown>>("/responses", { ...requestOptions, stream: true });
   const reader = new ResponsesStreamReader(options);
-  await readEventStream(stream as AsyncIterable<unknown>, reader, request, watch);
+  await readEventStream(stream, reader, request, watch);
   if (reader.final === undefined) {
     throw (
       notAnEventStream(watch, baseURL, brokenBody) ??
@@ -125,22 +131,13 @@ class ResponsesStreamReader implements StreamEventReader<unknown> {
   }
 }
 
-async function plain(
-  client: OpenAI,
-  body: ResponseCreateParamsBase,
-  requestOptions: { signal: AbortSignal; fetchOptions: ReturnType<typeof watchedFetchOptions> },
-  watch: RequestWatch,
-  baseURL: string,
-): Promise<unknown> {
-  try {
-    return await client.responses.create({ ...body, stream: false }, requestOptions);
-  } catch (error) {
-    // The SDK reads fields of what it got back; a body that was not JSON fails there as a TypeError.
-    if (error instanceof TypeError && watch.responded && watch.cut === undefined && watch.contentType !== "application/json") {
-      throw brokenBody(`malformed response from ${baseURL}: not valid JSON (a ${watch.contentType || "body without a content type"})`);
-    }
-    throw error;
+async function plain(client: OpenAI, requestOptions: PostOptions, watch: RequestWatch, baseURL: string): Promise<unknown> {
+  const response = await client.post<unknown>("/responses", { ...requestOptions, stream: false });
+  // The SDK hands back the text of a body that was not JSON.
+  if (typeof response === "string" && watch.responded && watch.cut === undefined && watch.contentType !== "application/json") {
+    throw brokenBody(`malformed response from ${baseURL}: not valid JSON (a ${watch.contentType || "body without a content type"})`);
   }
+  return response;
 }
 
 function reportSummaries(output: unknown, options: Pick<ResponsesRequesterOptions, "onReasoningSummary">): void {
