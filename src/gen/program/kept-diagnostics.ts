@@ -1,10 +1,10 @@
-import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { writeCacheFile } from "./cache-file.js";
 import { cacheWritesAllowed } from "./code-cache.js";
 import { ts } from "./compiler.js";
 import { asDiagnostics } from "./ts-diagnostics.js";
+import { versionOf } from "./tool-host.js";
 import { toolsFolderKey, typingsPackagesRoot } from "./typings-cache.js";
 import type { Diagnostic } from "../diagnostic.js";
 
@@ -26,11 +26,6 @@ const FORMAT = 1;
 export function keptDiagnosticsOptions(toolsDir: string): ts.CompilerOptions {
   const file = path.join(typingsPackagesRoot(), ".cache", "sigloop", "diagnostics", `${toolsFolderKey(toolsDir)}-v${FORMAT}.tsbuildinfo`);
   return { incremental: true, tsBuildInfoFile: file };
-}
-
-/** A file's version for the builder: the hash of its text. */
-export function versionOf(text: string): string {
-  return createHash("sha256").update(text).digest("base64");
 }
 
 /** The diagnostics of the local files, checked or read back, and `save` to keep them for the next run. */

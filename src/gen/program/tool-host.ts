@@ -1,7 +1,7 @@
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { ts } from "./compiler.js";
-import { versionOf } from "./kept-diagnostics.js";
 import { loadLibFiles, type LibFiles } from "./lib-files.js";
 
 /** The compiler's own field (not in its public typings) for a file's version, which its builder reads. */
@@ -99,6 +99,11 @@ export class ToolHost {
     host.readFile = (fileName) => libText(fileName) ?? readFile(fileName);
     return ts.createProgram({ rootNames: toolFiles.map((file) => path.resolve(file)), options, host, ...(old === undefined ? {} : { oldProgram: old }) });
   }
+}
+
+/** A file's version, as the compiler's builder compares it between runs: the hash of its text. */
+export function versionOf(text: string): string {
+  return createHash("sha256").update(text).digest("base64");
 }
 
 function readOptional(file: string): string | undefined {
