@@ -46,11 +46,14 @@ describe("a tool's late error is one line and the run goes on", () => {
     expect(resultText((await run.request(3, "tools/call", { name: "later", arguments: {} })).result as object)).toBe("later");
     expect(resultText((await slow).result as object)).toBe("slow done");
     await until(() => run.stderr().includes("the timer broke"));
+    // No call is in flight now: the late error still names its tool.
     expect(resultText((await run.request(4, "tools/call", { name: "save", arguments: {} })).result as object)).toBe("saved");
+    await until(() => run.stderr().split("the write failed").length === 3);
     const lines = run.stderr().split("\n").filter((line) => line.startsWith("warning:"));
-    expect(lines.slice(0, 2)).toEqual([
+    expect(lines).toEqual([
       "warning: tool save failed after its call was answered (a promise it did not await, or a timer): Error: the write failed; carrying on",
       "warning: tool later failed after its call was answered (a promise it did not await, or a timer): Error: the timer broke; carrying on",
+      "warning: tool save failed after its call was answered (a promise it did not await, or a timer): Error: the write failed; carrying on",
     ]);
     expect(run.stderr()).not.toMatch(/\n\s+at /);
     run.child.stdin.end();
@@ -68,7 +71,7 @@ describe("a tool's late error is one line and the run goes on", () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toBe("all saved\n");
     expect(run.stderr).toContain("warning: tool save failed after its call was answered (a promise it did not await, or a timer): Error: the write failed; carrying on\n");
-    expect(run.stderr).toMatch(/\nwarning: (tool later failed after its call was answered|an error nothing awaited)[^\n]*: Error: the timer broke; carrying on\n/);
+    expect(run.stderr).toContain("warning: tool later failed after its call was answered (a promise it did not await, or a timer): Error: the timer broke; carrying on\n");
     expect(run.stderr).not.toMatch(/\n\s+at /);
     expect(run.stderr).not.toContain("Promise.reject");
   });

@@ -29,16 +29,16 @@ const calls = (shared[CALLS] ??= { count: 0 });
 
 /**
  * Runs `fn` with `context` visible to every `toolContext()` call it makes, however deep or async, until
- * what it returns settles. Where the store runs on async hooks (Node 22; Node 20, where it was measured)
- * a store in use makes every promise of the process pay for a hook, the SDK's and `fetch`'s included (a
- * tenth of an agent turn, measured in docs/tool-execution.md), so
- * the store is switched off (`disable()`) whenever no call is in progress and switched on again by the
- * next call. Work a tool leaves running after its result (a timer it did not await) runs after its call
- * ended: there, as outside any call, `toolContext()` gives the defaults. Switching the store off is not
- * enough for that on Node 24, whose store lives in the async context frame that such work captured (and
- * costs promises nothing), so the store holds a cell per call that is emptied when the call settles. A
- * call that never settles (a tool that ignores its timeout) keeps its cell, so its late work still sees
- * its own aborted signal.
+ * what it returns settles. Where the store runs on async hooks (Node 22) a store in use makes every
+ * promise of the process pay for a hook, the SDK's, undici's and `node:http`'s included, so the store is
+ * switched off (`disable()`) the moment the last call in progress settles and switched on again by the
+ * next call: the next model request, or the response of the call just made, is built with the hooks off
+ * (docs/tool-execution.md, "The tool context between calls"). Work a tool leaves running after its
+ * result (a timer it did not await) runs after its call ended: there, as outside any call,
+ * `toolContext()` gives the defaults. Switching the store off is not enough for that on Node 24, whose
+ * store lives in the async context frame that such work captured (and costs promises nothing), so the
+ * store holds a cell per call that is emptied when the call settles. A call that never settles (a tool
+ * that ignores its timeout) keeps its cell, so its late work still sees its own aborted signal.
  */
 export function runWithToolContext<T>(context: ToolContext, fn: () => T): T {
   calls.count += 1;
@@ -67,17 +67,27 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 
 function callEnded(): void {
   calls.count -= 1;
-  // Not at once: a promise the tool rejected without awaiting is reported after this turn of the event
-  // loop, and its report names the tool only while the store is on.
-  if (calls.count === 0) setImmediate(() => calls.count === 0 && storage.disable());
+  if (calls.count === 0) storage.disable();
 }
+
+/** A store that names no tool: what `strayErrorOrigin` switches the store back on with. */
+const WAKE: CallCell = { context: undefined, tool: undefined };
 
 /**
  * The name of the tool whose call's asynchronous context this is, for a process-wide handler of a late
- * error: known while any call is in progress (the store is switched off between calls, see above).
+ * error (Node runs it in the context of the promise that was rejected or of the timer that threw). The
+ * store may be off by then: a promise a tool rejected without awaiting is reported after the microtasks
+ * that followed its call, the last call may have settled in them. Switched on again (`run` does that),
+ * the store reads what that context held, on both lines: the async-hooks store keeps each context's value
+ * on its resource, the frame store in the frame. It is switched off again at once. The stray-error tests
+ * hold both lines to naming the tool.
  */
 export function strayErrorOrigin(): string | undefined {
-  return storage.getStore()?.tool;
+  if (calls.count > 0) return storage.getStore()?.tool;
+  storage.run(WAKE, () => undefined);
+  const tool = storage.getStore()?.tool;
+  storage.disable();
+  return tool;
 }
 
 /**

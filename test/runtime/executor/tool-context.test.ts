@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { callWithTimeout } from "../../../src/runtime/execution/call-with-timeout.js";
-import { runWithToolContext, toolContext } from "../../../src/runtime/execution/tool-context.js";
+import { runWithToolContext, strayErrorOrigin, TOOL_NAME, toolContext } from "../../../src/runtime/execution/tool-context.js";
 
 /**
  * What a tool's `toolContext()` sees: its own call's workspace and signal for as long as the call is in
@@ -87,5 +87,24 @@ describe("toolContext", () => {
     expect(seen()).toBe(process.cwd());
     await expect(runWithToolContext({ workspace: "/ws/next", signal }, async () => Promise.reject(new Error(seen())))).rejects.toThrow("/ws/next");
     expect(seen()).toBe(process.cwd());
+  });
+});
+
+describe("strayErrorOrigin", () => {
+  const named = (workspace: string, tool: string) => ({ workspace, signal, [TOOL_NAME]: tool });
+
+  it("names the tool in work its call left running, after every call has ended, and nobody outside", async () => {
+    const left = new Promise<(string | undefined)[]>((resolve) => {
+      runWithToolContext(named("/ws/left", "save"), () => {
+        setTimeout(() => resolve([strayErrorOrigin(), seen()]), 10);
+        return "answered";
+      });
+    });
+    const outside = new Promise<string | undefined>((resolve) => setTimeout(() => resolve(strayErrorOrigin()), 10));
+    expect(await left).toEqual(["save", process.cwd()]);
+    expect(await outside).toBeUndefined();
+    expect(strayErrorOrigin()).toBeUndefined();
+    // Reading it leaves the store off: the next call still starts clean and sees its own context.
+    expect(runWithToolContext(named("/ws/next", "next"), () => [seen(), strayErrorOrigin()])).toEqual(["/ws/next", "next"]);
   });
 });
