@@ -148,9 +148,11 @@ async function bundle(entries: string[], nodeModules: string, cacheDir: string, 
   const refused = resolvesAtRunTime || code.some((file) => moduleKind(file) !== "module" || nodeModulesAbove(path.dirname(file)) !== nodeModules);
   if (refused) return written(manifestFile, { inputs, modules: {}, commonJsLoader: false });
 
-  // Named by content, so a run never imports modules another run is replacing.
+  // Named by content, so a run never imports modules another run is replacing, and by the files' names:
+  // esbuild can name the same text anew (code no tool uses, added before code one uses), and a folder of
+  // the same text under the old names would then lack the files the manifest names.
   const outputs = result.outputFiles;
-  const folder = path.join(cacheDir, `${key}-${hash(outputs.map((output) => output.hash).join(""))}`);
+  const folder = path.join(cacheDir, `${key}-${hash(outputs.map((output) => `${path.basename(output.path)}:${output.hash}`).join("\n"))}`);
   if (!existsSync(folder)) {
     const partial = `${folder}.${process.pid}.tmp`;
     mkdirSync(partial, { recursive: true });

@@ -90,6 +90,22 @@ describe("compileToolModules", () => {
     expect(((await import(edited!)) as { a: () => number }).a()).toBe(42);
   });
 
+  it("imports a tool after an edit that leaves the compiled code as it was, and after the edit is undone", async () => {
+    // Code no tool uses, added before the code a tool uses: esbuild leaves it out, so the compiled module
+    // is the same text, but esbuild names the file anew.
+    const greet = "export function greet(): string {\n  return 'hi';\n}\n";
+    const unused = "function later(): void {\n  setImmediate(() => undefined);\n}\nexport function wait(): void {\n  later();\n}\n";
+    const dir = project({ "tools/hello.ts": 'import { greet } from "./helper.js";\nexport function hello(): string {\n  return greet();\n}\n' });
+    const names = new Set<string>();
+    for (const helper of [greet, unused + greet, greet]) {
+      write(dir, { "tools/helper.ts": helper });
+      const [module] = await compiled(dir, ["tools/hello.ts"]);
+      names.add(path.basename(module!));
+      expect(((await import(module!)) as { hello: () => string }).hello()).toBe("hi");
+    }
+    expect(names.size).toBe(2);
+  });
+
   it("compiles again when the tsconfig.json that maps an import changes", async () => {
     const paths = (target: string) => JSON.stringify({ compilerOptions: { paths: { "@answer": [target] } } });
     const dir = project({
