@@ -19,9 +19,10 @@
  * undici `dispatcher`) goes to the global `fetch` unchanged.
  */
 import { Readable } from "node:stream";
-import { EnvHttpProxyAgent, interceptors, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
 import type { IncomingHttpHeaders } from "undici/types/header.js";
 import { proxyFailure, proxySettings, refuseRedirectsWithCredentials } from "./proxies.js";
+import { decompressInterceptor, EnvHttpProxyAgent, redirectInterceptor } from "./undici-parts.js";
 
 /**
  * How long an idle connection is kept for the next request: under the 5 s that common servers keep
@@ -49,9 +50,9 @@ function dispatcher(): Dispatcher {
     allowH2: false,
   }).compose(
     refuseRedirectsWithCredentials,
-    interceptors.redirect({ maxRedirections: MAX_REDIRECTS }),
+    redirectInterceptor({ maxRedirections: MAX_REDIRECTS }),
     // Error bodies too: the SDK reads the API's message from them.
-    interceptors.decompress({ skipErrorResponses: false }),
+    decompressInterceptor({ skipErrorResponses: false }),
   );
   return shared;
 }
