@@ -2,7 +2,8 @@
  * The per-turn headline: `npm run agent` as users run it (the process it starts, npm's own start-up left
  * out; default flags but for `--max-turns`; streaming and `--no-stream`) for 100 `get_time` turns and an answer against the
  * zero-latency scripted server, against openai-node's `runTools` with Ajv validation as a plain node
- * process (bench/baselines/runtools-agent.mjs) doing the same. Per turn = (wall time − time to the first
+ * process (bench/baselines/runtools-agent.mjs) doing the same, offering the model the same system prompt and
+ * tool definitions (`generateTools`). Per turn = (wall time − time to the first
  * request) / 100, so start-up (its own table) is left out and the process's exit is in. Runs alternate;
  * the ratio is the median of the per-round ratios; each round starts with another of the three. A second sigloop column runs what a package user runs:
  * the compiled bin of the packed tarball installed into a fresh project whose tool file re-exports the
@@ -14,10 +15,12 @@
  * while it is read; an extra row measures that too.
  */
 import { spawn } from "node:child_process";
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { DEFAULT_SYSTEM_PROMPT } from "../src/cli/run-agent-cli.js";
 import { runGen } from "../src/gen/command/run-gen.js";
+import type { SchemasFile } from "../src/shared/schemas-file.js";
 import { startScriptedServer, type RecordedRequest, type ScriptedServer, type ScriptStep } from "../src/scripted-server/scripted-server.js";
 import { binPath, installedProject } from "./installed-project.js";
 import { npmScriptArgs } from "./npm-script.js";
@@ -48,11 +51,24 @@ function script(request: RecordedRequest): ScriptStep {
   return { toolCalls: [{ id: `call_${results}`, name: "get_time", arguments: "{}" }] };
 }
 
+/**
+ * The schemas of tools/ for `npm run agent`, and beside them what the baselines offer the model
+ * (bench/baselines/offer.mjs): the agent's default system prompt and the same tool definitions, so that
+ * every request of either side carries the same prompt and tools.
+ */
+function generateTools(work: string): { schemas: string; offer: string } {
+  const schemas = path.join(work, "schemas.json");
+  if (runGen(["--tools", path.join(root, "tools"), "--out", schemas], { cwd: root, stdout: () => {}, stderr: () => {} }) !== 0) throw new Error("gen failed on tools/");
+  const offer = path.join(work, "offer.json");
+  const { tools } = JSON.parse(readFileSync(schemas, "utf8")) as SchemasFile;
+  writeFileSync(offer, JSON.stringify({ instructions: DEFAULT_SYSTEM_PROMPT, tools }));
+  return { schemas, offer };
+}
+
 export async function runAgentAsUsersRun(): Promise<void> {
   const work = path.join(root, "tmp", `agent-process-bench-${process.pid}`);
   mkdirSync(work, { recursive: true });
-  const schemas = path.join(work, "schemas.json");
-  if (runGen(["--tools", path.join(root, "tools"), "--out", schemas], { cwd: root, stdout: () => {}, stderr: () => {} }) !== 0) throw new Error("gen failed on tools/");
+  const { schemas, offer } = generateTools(work);
   const project = await installedProject();
   // runTools echoes the SDK's own `parsed` fields in history, which the strict server refuses; its
   // requests are accepted (and flagged) so that it can serve as the baseline at all.
@@ -73,7 +89,7 @@ export async function runAgentAsUsersRun(): Promise<void> {
         const commands = {
           script: () => run([process.execPath, ...npmScriptArgs(root, "agent"), "--schemas", schemas, ...flags], root, work),
           installed: () => run([binPath(project), "agent", ...flags], project, project),
-          baseline: () => run([process.execPath, path.join(root, "bench", "baselines", "runtools-agent.mjs"), String(TURNS + 1), stream ? "stream" : "plain", PROMPT], root, work),
+          baseline: () => run([process.execPath, path.join(root, "bench", "baselines", "runtools-agent.mjs"), String(TURNS + 1), stream ? "stream" : "plain", PROMPT, offer], root, work),
         };
         // Each round starts with another of the three, so that none always runs right after the same one.
         const order = (["script", "installed", "baseline"] as const).map((_, index, names) => names[(index + round) % names.length]!);
@@ -145,8 +161,7 @@ const DIALECT_ROUNDS = 7;
 export async function runDialectsAsUsersRun(): Promise<void> {
   const work = path.join(root, "tmp", `agent-dialect-bench-${process.pid}`);
   mkdirSync(work, { recursive: true });
-  const schemas = path.join(work, "schemas.json");
-  if (runGen(["--tools", path.join(root, "tools"), "--out", schemas], { cwd: root, stdout: () => {}, stderr: () => {} }) !== 0) throw new Error("gen failed on tools/");
+  const { schemas, offer } = generateTools(work);
   // The baselines echo what their SDKs add to history; their requests are accepted (and flagged). The
   // model counts the requests of the process running, not the results in the request: the Anthropic
   // tool runner sends a `thread` and only the newest messages.
@@ -167,7 +182,7 @@ export async function runDialectsAsUsersRun(): Promise<void> {
         process.stderr.write(`bench: agent as a process, --provider ${provider}, round ${round}/${DIALECT_ROUNDS}…\n`);
         const stderrFile = path.join(work, "stderr.txt");
         const sigloop = () => ((start = server.requests.length), perTurn(server, [process.execPath, ...npmScriptArgs(root, "agent"), "--provider", provider, "--schemas", schemas, "--max-turns", String(TURNS + 1), PROMPT], root, work, stderrFile, endpoint));
-        const sdk = () => ((start = server.requests.length), perTurn(server, [process.execPath, path.join(root, "bench", "baselines", baseline), String(TURNS + 1), "stream", PROMPT], root, work, stderrFile, endpoint));
+        const sdk = () => ((start = server.requests.length), perTurn(server, [process.execPath, path.join(root, "bench", "baselines", baseline), String(TURNS + 1), "stream", PROMPT, offer], root, work, stderrFile, endpoint));
         const first = round % 2 === 0 ? await sigloop() : await sdk();
         const second = round % 2 === 0 ? await sdk() : await sigloop();
         if (round === 0) continue;

@@ -1,33 +1,33 @@
 /**
  * The Anthropic rows' baseline, run as a plain `node` process: the Anthropic SDK's own tool loop
- * (`client.beta.messages.toolRunner`) with Ajv validation of every call's input and the `get_time` tool of
- * runtools-agent.mjs, printing the final answer like the CLI.
- * Usage: node anthropic-tool-runner-agent.mjs <max requests> <stream|plain> "prompt" (ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY set).
+ * (`client.beta.messages.toolRunner`) offering the system prompt and tools sigloop offers (offer.mjs), with
+ * Ajv validation of every call's input, printing the final answer like the CLI.
+ * Usage: node anthropic-tool-runner-agent.mjs <max requests> <stream|plain> "prompt" <offer.json> (ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY set).
  */
 import Anthropic from "@anthropic-ai/sdk";
 import { betaTool } from "@anthropic-ai/sdk/helpers/beta/json-schema";
-import { Ajv } from "ajv";
-import { getTimeText } from "./get-time.mjs";
+import { checkArguments, readOffer, runTool } from "./offer.mjs";
 
-const [maxRequests, mode, prompt] = process.argv.slice(2);
-const ajv = new Ajv({ allErrors: true });
-const inputSchema = { type: "object", properties: {}, additionalProperties: false };
-const validate = ajv.compile(inputSchema);
-const getTime = betaTool({
-  name: "get_time",
-  description: "Get the current local date and time.",
-  inputSchema,
-  run: (args) => {
-    if (!validate(args)) throw new Error(ajv.errorsText(validate.errors));
-    return getTimeText();
-  },
-});
+const [maxRequests, mode, prompt, offerFile] = process.argv.slice(2);
+const offer = readOffer(offerFile);
+const tools = offer.tools.map((tool) =>
+  betaTool({
+    name: tool.name,
+    description: tool.description,
+    inputSchema: tool.parameters,
+    run: (args) => {
+      checkArguments(tool, args);
+      return runTool(tool);
+    },
+  }),
+);
 const client = new Anthropic();
 const runner = client.beta.messages.toolRunner({
   model: process.env.AGENT_MODEL ?? "claude-sonnet-4-5",
   max_tokens: 8192,
+  system: offer.instructions,
   messages: [{ role: "user", content: prompt }],
-  tools: [getTime],
+  tools,
   max_iterations: Number(maxRequests),
   ...(mode === "stream" ? { stream: true } : {}),
 });
