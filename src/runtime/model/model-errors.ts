@@ -6,6 +6,7 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import { isContextLengthRefusal } from "../compaction/context-length-refusal.js";
 import { apiErrorMessage } from "./api-error-message.js";
+import { asOwnOpenAIError } from "./other-openai-copy.js";
 import { scrubSecret } from "./key-mask.js";
 import { transportRefusalIn } from "./transport-refusal.js";
 import { MAX_RETRY_DELAY_MS, requestedDelayMs, type BodyCut } from "./watched-fetch.js";
@@ -69,9 +70,9 @@ export interface FailureContext {
 
 const MAX_API_MESSAGE = 400;
 
-/** Turns anything thrown while requesting a turn into a `ModelRequestError`. */
+/** Turns anything thrown while requesting a turn (by this copy of the `openai` SDK or another) into a `ModelRequestError`. */
 export function toModelRequestError(error: unknown, context: FailureContext): ModelRequestError {
-  const made = classify(error, context);
+  const made = classify(asOwnOpenAIError(error), context);
   const scrub = (text: string | undefined) => (text === undefined ? undefined : scrubSecret(text, context.apiKey));
   return new ModelRequestError({
     kind: made.kind,

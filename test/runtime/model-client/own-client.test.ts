@@ -1,11 +1,28 @@
 /** A program that already has an `openai` client hands it over; the requester keeps its identity and adds its own reliability. */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { build } from "esbuild";
 import OpenAI, { type ClientOptions } from "openai";
-import { expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { createTurnRequester, type RetryInfo } from "../../../src/runtime/model/model-client.js";
 import { ModelRequestError } from "../../../src/runtime/model/model-errors.js";
+import { createResponsesTurnRequester } from "../../../src/runtime/model/responses/responses-client.js";
+import { repoRoot } from "../../package/installed-sigloop.js";
 import { API_KEY, PROMPT, TOOLS, useScriptedServer } from "./harness.js";
 
 const ctx = useScriptedServer();
+
+/**
+ * A second copy of the SDK, with classes of its own: `openai` bundled into one file, as the installed
+ * package carries it beside the program's own `openai`.
+ */
+async function otherCopyOfOpenAI(): Promise<typeof OpenAI> {
+  const out = path.join(mkdtempSync(path.join(tmpdir(), "sigloop-openai-copy-")), "openai.mjs");
+  await build({ stdin: { contents: `export { default } from "openai";`, resolveDir: repoRoot }, bundle: true, platform: "node", format: "esm", outfile: out, logLevel: "silent" });
+  return ((await import(pathToFileURL(out).href)) as { default: typeof OpenAI }).default;
+}
 
 it("uses the program's client (key, endpoint, headers) with the idle timeout and retries of its own", async () => {
   const client = new OpenAI({ apiKey: API_KEY, baseURL: ctx.server.baseURL, defaultHeaders: { "x-team": "search" }, maxRetries: 0 });
@@ -50,4 +67,46 @@ it("a client whose fetchOptions only the global fetch knows (an undici dispatche
   } finally {
     spy.mockRestore();
   }
+});
+
+describe("a client of another copy of the SDK (the installed package bundles its own)", () => {
+  let OtherOpenAI: typeof OpenAI;
+  beforeAll(async () => {
+    OtherOpenAI = await otherCopyOfOpenAI();
+  }, 60_000);
+  const ask = (requester: ReturnType<typeof createTurnRequester>) =>
+    requester({ model: "test-model", messages: PROMPT, tools: TOOLS, stream: true, signal: new AbortController().signal }).catch((e: unknown) => e);
+
+  it("is a copy of its own: its errors are not this copy's classes", async () => {
+    const client = new OtherOpenAI({ apiKey: "wrong", baseURL: ctx.server.baseURL, maxRetries: 0 });
+    const thrown = await client.models.list().catch((e: unknown) => e);
+    expect(OtherOpenAI).not.toBe(OpenAI);
+    expect(thrown).toBeInstanceOf(Error);
+    expect(thrown).not.toBeInstanceOf(OpenAI.APIError);
+    expect(typeof (thrown as { status?: unknown }).status).toBe("number");
+  });
+
+  it("answers, and a refused key is an http error with its status and the API's message, the key scrubbed", async () => {
+    ctx.server.setScript([{ content: "from the program's client" }]);
+    const good = await ask(createTurnRequester({ client: new OtherOpenAI({ apiKey: API_KEY, baseURL: ctx.server.baseURL }) }));
+    expect((good as { message?: unknown }).message).toEqual({ role: "assistant", content: "from the program's client" });
+
+    const wrongKey = `${API_KEY}-wrong`;
+    const error = await ask(createTurnRequester({ client: new OtherOpenAI({ apiKey: wrongKey, baseURL: ctx.server.baseURL }) }));
+    expect(error).toBeInstanceOf(ModelRequestError);
+    expect(error).toMatchObject({ kind: "http", status: 401, retryable: false });
+    expect((error as ModelRequestError).message).toContain("Incorrect API key provided");
+    expect((error as ModelRequestError).message).not.toContain(wrongKey);
+  });
+
+  it("an endpoint nobody listens on is a connection error that says so", async () => {
+    const error = await ask(createTurnRequester({ client: new OtherOpenAI({ apiKey: API_KEY, baseURL: "http://127.0.0.1:9/v1" }), maxRetries: 0 }));
+    expect(error).toMatchObject({ kind: "connection", retryable: true });
+    expect((error as ModelRequestError).message).toMatch(/^could not connect to http:\/\/127\.0\.0\.1:9\/v1: /);
+  });
+
+  it("the Responses requester classifies its errors the same way", async () => {
+    const error = await ask(createResponsesTurnRequester({ client: new OtherOpenAI({ apiKey: `${API_KEY}-wrong`, baseURL: ctx.server.baseURL }) }));
+    expect(error).toMatchObject({ kind: "http", status: 401, retryable: false });
+  });
 });

@@ -15,6 +15,7 @@ import { isRecord } from "../assemble-stream.js";
 import { isContextLengthRefusal } from "../../compaction/context-length-refusal.js";
 import { displayURL, ModelRequestError, oneLine, toModelRequestError } from "../model-errors.js";
 import { openAIClient, type TurnRequesterTarget } from "../model-client.js";
+import { asOwnOpenAIError } from "../other-openai-copy.js";
 import { TOOL_RESULT_IMAGE_TYPES } from "../../loop/tool-result-items.js";
 import type { ModelTurn, TurnRequest, TurnRequester } from "../../loop/types.js";
 import { notAnEventStream, readEventStream, type StreamEventReader } from "../read-event-stream.js";
@@ -173,7 +174,8 @@ function statusError(problem: Exclude<ReturnType<typeof responsesTurn>, ModelTur
 }
 
 /** An `error` event in a 200 stream that says the input is too long: a context-length refusal, not a broken body. */
-function midStreamContextRefusal(error: unknown): ModelRequestError | undefined {
+function midStreamContextRefusal(thrown: unknown): ModelRequestError | undefined {
+  const error = asOwnOpenAIError(thrown);
   if (!(error instanceof APIError) || error.status !== undefined) return undefined;
   const body = isRecord(error.error) ? error.error : {};
   const message = typeof body.message === "string" ? body.message : error.message;
