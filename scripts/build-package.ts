@@ -6,9 +6,10 @@
  * The declarations (with the JSDoc that `sigloop gen` reads from them) come from tsc, one per module as
  * before. The JavaScript is bundled with esbuild: the public entry points (package.json "exports") and the
  * bin, split so that a module both reach is one shared chunk, loaded once (one `toolContext` store, one
- * runtime), and each of the bin's lazily imported commands stays a chunk of its own. Packages stay imports.
+ * runtime), and each of the bin's lazily imported commands stays a chunk of its own. Packages stay imports,
+ * but for the `openai` SDK (bundle-package.ts says why).
  * Why: Node loads a few files faster than a hundred small ones, ~20 ms of a cold `sigloop gen`
- * (docs/gen.md, "Benchmark").
+ * (docs/gen.md, "Benchmark"), ~90 ms of the agent's start-up for the SDK (docs/package.md).
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";

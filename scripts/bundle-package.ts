@@ -23,6 +23,16 @@ const ENTRY_POINTS = [
   // Started by path as a worker thread (src/runtime/execution/stoppable-validation.ts).
   "src/runtime/execution/validation-worker.ts",
 ];
+/**
+ * The one package carried inside the bundle: the `openai` SDK is on the way to every agent's first request,
+ * and Node loads its 455 modules more slowly than one file (about 90 ms of the bin's start-up,
+ * docs/package.md). A program's own client comes from its own copy, whose errors
+ * `src/runtime/model/other-openai-copy.ts` makes sigloop's. The package still depends on `openai` (its
+ * types are the library's). Every other package stays an import.
+ */
+const BUNDLED_PACKAGE = /^openai(\/|$)/;
+/** A bare specifier: a package or a `node:` module. */
+const BARE = /^[^./]/;
 const PLACED_BY_OWN_PATH = "src/shared/package-layout.ts";
 /** Stands for that module's own URL in the bundle until the file it landed in is known. */
 const OWN_URL = "__sigloopOwnUrl__";
@@ -38,6 +48,12 @@ export async function bundlePackage(root: string, dist: string): Promise<void> {
       });
     },
   };
+  const packagesOutside: Plugin = {
+    name: "packages-outside",
+    setup(builder) {
+      builder.onResolve({ filter: BARE }, (args) => (BUNDLED_PACKAGE.test(args.path) ? undefined : { path: args.path, external: true }));
+    },
+  };
   const result = await build({
     entryPoints: ENTRY_POINTS.map((entry) => path.join(root, entry)),
     outbase: root,
@@ -46,13 +62,12 @@ export async function bundlePackage(root: string, dist: string): Promise<void> {
     absWorkingDir: root,
     bundle: true,
     splitting: true,
-    packages: "external",
+    plugins: [ownUrl, packagesOutside],
     platform: "node",
     format: "esm",
     target: "node20",
     write: false,
     logLevel: "warning",
-    plugins: [ownUrl],
   });
   const compiled = path.join(dist, PLACED_BY_OWN_PATH.replace(/\.ts$/, ".js"));
   let placed = 0;

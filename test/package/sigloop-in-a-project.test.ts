@@ -130,6 +130,16 @@ describe("the tarball", () => {
     expect(manifest.engines).toEqual({ node: ">=22.19" });
     expect(manifest.bin).toEqual({ sigloop: "dist/src/bin/sigloop.js" });
   }, SLOW);
+
+  it("carries the openai SDK inside its JavaScript (one file loads faster than the SDK's 455), every other package as an import", async () => {
+    const listing = await run("tar", ["xzf", tarball, "-O", "--wildcards", "package/dist/src/*.js"], { cwd: repoRoot });
+    const imported = new Set([...listing.stdout.matchAll(/\bfrom\s*"([^".][^"]*)"|\bimport\(\s*"([^".][^"]*)"\s*\)/g)].map((match) => (match[1] ?? match[2])!.replace(/^(@[^/]+\/[^/]+|[^/@][^/]*).*$/, "$1")));
+    expect(imported.has("openai")).toBe(false);
+    expect(imported).toContain("@anthropic-ai/sdk");
+    expect(imported).toContain("@modelcontextprotocol/sdk");
+    // The SDK's own header names: its client code is there.
+    expect(listing.stdout).toContain("X-Stainless-Package-Version");
+  }, SLOW);
 });
 
 describe("an ES module project, without a tsconfig.json and then with tsc --init's", () => {
@@ -268,6 +278,24 @@ console.log(outcome.status, outcome.content);
     const app = await run(process.execPath, ["app.mjs"], { cwd: project });
     expect(app.stderr).toBe("");
     expect(app.stdout).toBe("ok hi /the/workspace aborted=false\n");
+  }, SLOW);
+
+  it("the library takes a program's own openai client (the project's copy of the SDK; sigloop's JavaScript carries its own): it answers, and its errors keep their kind", async () => {
+    writeFiles(project, {
+      "own-client.mjs": `import OpenAI from "openai";
+import { createTurnRequester } from "sigloop";
+const ask = (client) => createTurnRequester({ client, maxRetries: 0 })({
+  model: "m", messages: [{ role: "user", content: "hi" }], tools: [], stream: true, signal: new AbortController().signal,
+}).then((turn) => turn.message.content, (error) => [error.name, error.kind, error.status].join(" "));
+console.log(await ask(new OpenAI({ apiKey: process.env.OPENAI_API_KEY, baseURL: process.env.OPENAI_BASE_URL })));
+console.log(await ask(new OpenAI({ apiKey: process.env.OPENAI_API_KEY, baseURL: process.env.OPENAI_BASE_URL })));
+console.log(await ask(new OpenAI({ apiKey: process.env.OPENAI_API_KEY, baseURL: "http://127.0.0.1:9/v1" })));
+`,
+    });
+    server.setScript([{ content: "from the program's client" }, { fault: "status", status: 401, body: { error: { message: "Incorrect API key provided", type: "invalid_authentication", param: null, code: "invalid_api_key" } } }]);
+    const app = await run(process.execPath, ["own-client.mjs"], { cwd: project, env: { ...process.env, ...serverEnv() } });
+    expect(app.stderr).toBe("");
+    expect(app.stdout).toBe("from the program's client\nModelRequestError http 401\nModelRequestError connection \n");
   }, SLOW);
 });
 
