@@ -34,6 +34,7 @@ import { anthropicViolations, ThinkingLedger } from "./anthropic-rules.js";
 import { anthropicErrorBody, anthropicErrorType, anthropicEvent, anthropicEvents, anthropicMessageBody } from "./anthropic-replies.js";
 import { responsesViolations, type IssuedReasoning } from "./responses-rules.js";
 import { responseEnvelope, responsesBody, responsesEvent, responsesEvents } from "./responses-replies.js";
+import { sameWithoutCacheMarks } from "./same-without-cache-marks.js";
 
 export type { ChatRequestBody, Dialect, StatusFault } from "./wire-shapes.js";
 export type { ScriptedToolCall, StreamShape, ReplyStep, BrokenResponseFault, EndlessFault, FaultStep, ScriptStep, Script, RecordedRequest } from "./script.js";
@@ -286,27 +287,21 @@ function historyOf(body: ChatRequestBody | undefined): unknown[] | undefined {
   return Array.isArray(history) ? history : undefined;
 }
 
-/** A cache breakpoint marks a block without changing what the model reads: prefixes compare without them. */
-function withoutCacheMarks(message: unknown): string {
-  return JSON.stringify(message, (key, value: unknown) => (key === "cache_control" ? undefined : value));
-}
-
 /**
  * A request continues an earlier one when the earlier messages are a prefix of its own; the tools list of
- * a conversation must then be byte-identical (cache breakpoints aside), or provider prefix caches miss.
+ * a conversation must then be identical (cache breakpoints aside), or provider prefix caches miss.
  */
 function toolsChangedWithinConversation(body: ChatRequestBody, earlier: readonly RecordedRequest[]): string | undefined {
-  const history = historyOf(body);
-  if (history === undefined) return undefined;
-  const messages = history.map(withoutCacheMarks);
+  const messages = historyOf(body);
+  if (messages === undefined) return undefined;
   for (let i = earlier.length - 1; i >= 0; i -= 1) {
     const previousHistory = earlier[i]?.violations.length === 0 ? historyOf(earlier[i]?.body) : undefined;
     const previous = earlier[i]?.body;
     if (previous === undefined || previousHistory === undefined || previousHistory.length === 0) continue;
     if (previousHistory.length > messages.length) continue;
-    const isPrefix = previousHistory.every((message, j) => withoutCacheMarks(message) === messages[j]);
+    const isPrefix = previousHistory.every((message, j) => sameWithoutCacheMarks(message, messages[j]));
     if (!isPrefix) continue;
-    if (withoutCacheMarks(previous.tools) !== withoutCacheMarks(body.tools)) {
+    if (!sameWithoutCacheMarks(previous.tools, body.tools)) {
       return `the tools list differs from request #${i + 1} of the same conversation (breaks provider prefix caching)`;
     }
     return undefined;
