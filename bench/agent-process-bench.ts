@@ -151,7 +151,7 @@ async function perTurn(
   return (end - firstRequest) / TURNS;
 }
 
-const DIALECT_ROUNDS = 7;
+const DIALECT_ROUNDS = 15;
 
 /**
  * The same headline on each other dialect: `npm run agent -- --provider anthropic` against the Anthropic
