@@ -17,9 +17,9 @@ export function asOwnOpenAIError(error: unknown): unknown {
   if (names.has("APIConnectionTimeoutError")) return new APIConnectionTimeoutError({ message: error.message });
   if (names.has("APIConnectionError")) return new APIConnectionError({ message: error.message, ...(error.cause instanceof Error ? { cause: error.cause } : {}) });
   if (names.has("APIError")) {
-    const { status, error: body, headers } = error as Error & { status?: number; error?: unknown; headers?: Headers };
+    const { status, error: body, headers } = error as Error & { status?: number; error?: unknown; headers?: unknown };
     // The message was made from the status and the body already; made again, it would say the status twice.
-    return new APIError(status, body as object | undefined, error.message.replace(/^\d{3} /, ""), headers);
+    return new APIError(status, body as object | undefined, error.message.replace(/^\d{3} /, ""), headersOf(headers));
   }
   return error;
 }
@@ -32,4 +32,12 @@ function classNames(error: Error): Set<string> {
     if (typeof name === "string") names.add(name.replace(/^_+/, "").replace(/\d+$/, ""));
   }
   return names;
+}
+
+/** Releases before 5 kept an error's headers as a plain object; this copy reads them as `Headers`. */
+function headersOf(headers: unknown): Headers | undefined {
+  if (headers instanceof Headers) return headers;
+  if (typeof headers !== "object" || headers === null) return undefined;
+  const entries = Object.entries(headers).filter((entry): entry is [string, string] => typeof entry[1] === "string");
+  return new Headers(entries);
 }

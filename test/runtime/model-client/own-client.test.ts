@@ -7,7 +7,7 @@ import { build } from "esbuild";
 import OpenAI, { type ClientOptions } from "openai";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { createTurnRequester, type RetryInfo } from "../../../src/runtime/model/model-client.js";
-import { ModelRequestError } from "../../../src/runtime/model/model-errors.js";
+import { ModelRequestError, toModelRequestError } from "../../../src/runtime/model/model-errors.js";
 import { createResponsesTurnRequester } from "../../../src/runtime/model/responses/responses-client.js";
 import { repoRoot } from "../../package/installed-sigloop.js";
 import { API_KEY, PROMPT, TOOLS, useScriptedServer } from "./harness.js";
@@ -109,4 +109,20 @@ describe("a client of another copy of the SDK (the installed package bundles its
     const error = await ask(createResponsesTurnRequester({ client: new OtherOpenAI({ apiKey: `${API_KEY}-wrong`, baseURL: ctx.server.baseURL }) }));
     expect(error).toMatchObject({ kind: "http", status: 401, retryable: false });
   });
+});
+
+it("an error of an older copy (headers as a plain object, as before openai 5) keeps its status and its retry-after", () => {
+  class OpenAIError extends Error {}
+  class APIError extends OpenAIError {
+    constructor(readonly status: number, readonly error: object, message: string, readonly headers: Record<string, string>) {
+      super(`${status} ${message}`);
+    }
+  }
+  class RateLimitError extends APIError {}
+  const made = toModelRequestError(new RateLimitError(429, { message: "Rate limit reached" }, "Rate limit reached", { "retry-after": "3600" }), {
+    baseURL: "http://127.0.0.1:9/v1", apiKey: API_KEY, userAborted: false, attempts: 1,
+  });
+  expect(made).toMatchObject({ kind: "http", status: 429, retryable: true });
+  expect(made.message).toContain("Rate limit reached");
+  expect(made.message).toContain("the server asks to wait");
 });
