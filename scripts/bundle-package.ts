@@ -10,7 +10,7 @@
  * the tree (`src/shared/package-layout.ts`: the package root is three folders up from
  * `dist/src/shared/`): there it is the URL of the file tsc would have written, wherever its code lands.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { build, type Plugin } from "esbuild";
 
@@ -28,7 +28,8 @@ const ENTRY_POINTS = [
  * and Node loads its 455 modules more slowly than one file (about 90 ms of the bin's start-up,
  * docs/package.md). A program's own client comes from its own copy, whose errors
  * `src/runtime/model/other-openai-copy.ts` makes sigloop's. The package still depends on `openai` (its
- * types are the library's). Every other package stays an import.
+ * types are the library's), and carries its licences (`BUNDLED_LICENSES`). Every other package stays an
+ * import.
  */
 const BUNDLED_PACKAGE = /^openai(\/|$)/;
 /** A bare specifier: a package or a `node:` module. */
@@ -81,4 +82,25 @@ export async function bundlePackage(root: string, dist: string): Promise<void> {
     writeFileSync(output.path, text);
   }
   if (placed === 0) throw new Error(`${PLACED_BY_OWN_PATH} no longer reads import.meta.url: see scripts/bundle-package.ts`);
+  writeBundledLicenses(root, dist);
+}
+
+/** Where the bundled package's licenses go: its code is redistributed inside the package's chunks. */
+const BUNDLED_LICENSES = "src/THIRD-PARTY-LICENSES.txt";
+
+/**
+ * The licence of the bundled `openai` SDK (Apache 2.0) and of the code it vendors (each a `LICENSE` file
+ * under its `src/`), one after the other, as the Apache licence asks of a redistribution.
+ */
+function writeBundledLicenses(root: string, dist: string): void {
+  const packageDir = path.join(root, "node_modules", "openai");
+  const { version } = JSON.parse(readFileSync(path.join(packageDir, "package.json"), "utf8")) as { version: string };
+  const vendored = readdirSync(path.join(packageDir, "src"), { recursive: true, encoding: "utf8" })
+    .filter((file) => /^LICENSE/i.test(path.basename(file)))
+    .sort();
+  const sections = [
+    `openai ${version} (https://github.com/openai/openai-node), bundled into the chunks of dist/src/\n\n${readFileSync(path.join(packageDir, "LICENSE"), "utf8")}`,
+    ...vendored.map((file) => `openai ${version}: ${path.dirname(file).split(path.sep).join("/")}\n\n${readFileSync(path.join(packageDir, "src", file), "utf8")}`),
+  ];
+  writeFileSync(path.join(dist, BUNDLED_LICENSES), `${sections.join(`\n${"=".repeat(78)}\n\n`)}`);
 }

@@ -137,8 +137,10 @@ describe("the tarball", () => {
     expect(imported.has("openai")).toBe(false);
     expect(imported).toContain("@anthropic-ai/sdk");
     expect(imported).toContain("@modelcontextprotocol/sdk");
-    // The SDK's own header names: its client code is there.
+    // The SDK's own header names: its client code is there, and so is its licence.
     expect(listing.stdout).toContain("X-Stainless-Package-Version");
+    const licenses = await run("tar", ["xzf", tarball, "-O", "package/dist/src/THIRD-PARTY-LICENSES.txt"], { cwd: repoRoot });
+    expect(licenses.stdout).toMatch(/^openai \d+\.\d+\.\d+ \(https:\/\/github\.com\/openai\/openai-node\), bundled into the chunks of dist\/src\/\n\n +Apache License\n/);
   }, SLOW);
 });
 
