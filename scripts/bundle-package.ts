@@ -31,7 +31,7 @@ const ENTRY_POINTS = [
  * types are the library's), and carries its licences (`BUNDLED_LICENSES`). Every other package stays an
  * import.
  */
-const BUNDLED_PACKAGE = /^openai(\/|$)/;
+const BUNDLED_PACKAGE = "openai";
 /** A bare specifier: a package or a `node:` module. */
 const BARE = /^[^./]/;
 const PLACED_BY_OWN_PATH = "src/shared/package-layout.ts";
@@ -52,7 +52,7 @@ export async function bundlePackage(root: string, dist: string): Promise<void> {
   const packagesOutside: Plugin = {
     name: "packages-outside",
     setup(builder) {
-      builder.onResolve({ filter: BARE }, (args) => (BUNDLED_PACKAGE.test(args.path) ? undefined : { path: args.path, external: true }));
+      builder.onResolve({ filter: BARE }, (args) => (args.path === BUNDLED_PACKAGE || args.path.startsWith(`${BUNDLED_PACKAGE}/`) ? undefined : { path: args.path, external: true }));
     },
   };
   const result = await build({
@@ -89,18 +89,19 @@ export async function bundlePackage(root: string, dist: string): Promise<void> {
 const BUNDLED_LICENSES = "src/THIRD-PARTY-LICENSES.txt";
 
 /**
- * The licence of the bundled `openai` SDK (Apache 2.0) and of the code it vendors (each a `LICENSE` file
- * under its `src/`), one after the other, as the Apache licence asks of a redistribution.
+ * The licence of the bundled package (the `openai` SDK: Apache 2.0) and of the code it vendors (each a
+ * `LICENSE` file under its `src/`), one after the other, as the Apache licence asks of a redistribution.
  */
 function writeBundledLicenses(root: string, dist: string): void {
-  const packageDir = path.join(root, "node_modules", "openai");
-  const { version } = JSON.parse(readFileSync(path.join(packageDir, "package.json"), "utf8")) as { version: string };
+  const packageDir = path.join(root, "node_modules", BUNDLED_PACKAGE);
+  const { version, repository } = JSON.parse(readFileSync(path.join(packageDir, "package.json"), "utf8")) as { version: string; repository: string };
+  const named = `${BUNDLED_PACKAGE} ${version}`;
   const vendored = readdirSync(path.join(packageDir, "src"), { recursive: true, encoding: "utf8" })
     .filter((file) => /^LICENSE/i.test(path.basename(file)))
     .sort();
   const sections = [
-    `openai ${version} (https://github.com/openai/openai-node), bundled into the chunks of dist/src/\n\n${readFileSync(path.join(packageDir, "LICENSE"), "utf8")}`,
-    ...vendored.map((file) => `openai ${version}: ${path.dirname(file).split(path.sep).join("/")}\n\n${readFileSync(path.join(packageDir, "src", file), "utf8")}`),
+    `${named} (${repository.replace(/^github:/, "https://github.com/")}), bundled into the chunks of dist/src/\n\n${readFileSync(path.join(packageDir, "LICENSE"), "utf8")}`,
+    ...vendored.map((file) => `${named}: ${path.dirname(file).split(path.sep).join("/")}\n\n${readFileSync(path.join(packageDir, "src", file), "utf8")}`),
   ];
-  writeFileSync(path.join(dist, BUNDLED_LICENSES), `${sections.join(`\n${"=".repeat(78)}\n\n`)}`);
+  writeFileSync(path.join(dist, BUNDLED_LICENSES), sections.join(`\n${"=".repeat(78)}\n\n`));
 }
