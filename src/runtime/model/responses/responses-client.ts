@@ -8,7 +8,8 @@
  * deltas go to `onText` for display, and the turn is the response object of the terminal event
  * (`response.completed` / `response.incomplete`); a stream that ends without one was cut and is resent.
  * `response.failed` and an `error` event are API errors (a context-length one starts compaction).
- * The request goes through `client.post` with its body as JSON text (see `PostOptions`).
+ * The request goes through `client.post` with its body as JSON text (see `PostOptions`); the streamed
+ * body is read by `sseEvents`, which parses only the events the reader reads (`READ_EVENTS`).
  */
 import OpenAI, { APIError } from "openai";
 import { isRecord } from "../assemble-stream.js";
@@ -20,6 +21,7 @@ import { TOOL_RESULT_IMAGE_TYPES } from "../../loop/tool-result-items.js";
 import type { ModelTurn, TurnRequest, TurnRequester } from "../../loop/types.js";
 import { notAnEventStream, readEventStream, type StreamEventReader } from "../read-event-stream.js";
 import { malformed, noAnswer, resendingRequester, sdkTransport, type TurnRequesterSettings } from "../resending-requester.js";
+import { sseEvents } from "../sse-events.js";
 import { watchedFetchOptions, type RequestWatch } from "../watched-fetch.js";
 import { ResponsesBodyWriter } from "./responses-request.js";
 import { reasoningSummary, responsesTurn } from "./responses-turn.js";
@@ -104,9 +106,9 @@ async function streamed(
   baseURL: string,
   options: Pick<ResponsesRequesterOptions, "onReasoningSummary">,
 ): Promise<unknown> {
-  const stream = await client.post<AsyncIterable<unknown>>("/responses", { ...requestOptions, stream: true });
+  const response = await client.post("/responses", { ...requestOptions, stream: true }).asResponse();
   const reader = new ResponsesStreamReader(options);
-  await readEventStream(stream, reader, request, watch);
+  await readEventStream(sseEvents(response, RESPONSES_EVENTS), reader, request, watch);
   if (reader.final === undefined) {
     throw (
       notAnEventStream(watch, baseURL, brokenBody) ??
@@ -115,6 +117,15 @@ async function streamed(
   }
   return reader.final;
 }
+
+/** The events `ResponsesStreamReader` reads; every other named event is skipped unparsed (an `error` event is always read). */
+const READ_EVENTS = new Set(["response.output_text.delta", "response.output_item.done", "response.completed", "response.incomplete", "response.failed"]);
+
+const RESPONSES_EVENTS = {
+  reads: (name: string) => READ_EVENTS.has(name),
+  // The SDK's own error for an error event (no status), so that errors read the same either way.
+  apiError: (error: {} | undefined, headers: Headers) => new APIError(undefined, error, undefined, headers),
+};
 
 /** A stream's events: text deltas for display, reasoning summaries reported, the terminal event's response kept. */
 class ResponsesStreamReader implements StreamEventReader<unknown> {
