@@ -43,20 +43,12 @@ export async function* sseEvents(response: Response, options: SseEventOptions): 
     }
     return true;
   }
-  let endsWithCR = false;
-  const feed = (text: string) => {
-    if (text === "") return;
-    parser.feed(text);
-    endsWithCR = text.endsWith("\r");
-  };
   try {
     for await (const chunk of body as AsyncIterable<Uint8Array>) {
-      feed(decoder.decode(chunk, { stream: true }));
+      parser.feed(decoder.decode(chunk, { stream: true }));
       if (!(yield* take())) return;
     }
-    feed(decoder.decode());
-    // The parser holds a last CR back to see whether an LF follows; nothing will.
-    if (endsWithCR) parser.feed("\n");
+    parser.feed(decoder.decode());
     yield* take();
   } catch (error) {
     if (error instanceof Error && error.name === "AbortError") return;
