@@ -239,10 +239,12 @@ function processCpuMs(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   // The fields after the command name, which is in parentheses and may hold spaces: utime and stime are the 12th and 13th.
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  clockTicks ??= Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim());
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
 }
 
-const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim());
+/** Clock ticks a second (`getconf CLK_TCK`), asked once, when the start-up table is measured. */
+let clockTicks: number | undefined;
 
 function signed(value: number): string {
   return `${value < 0 ? "−" : "+"}${Math.abs(value).toFixed(3)}`;

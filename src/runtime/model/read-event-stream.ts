@@ -3,7 +3,7 @@
  * Responses): each parsed event (by the SDK's `Stream`, or for Responses by sse-events.ts) goes to the
  * dialect's reader, and the text the reader finds in it to the turn's `onText`; the stream counts as ended
  * only when neither the caller nor a body bound (idle, total time, size: watched-fetch.ts) cut it, since
- * either iteration ends quietly on both. A stream
+ * both iterations end quietly when either cuts it. A stream
  * that ended before any of a turn arrived was no SSE stream at all unless its content type said it was
  * one (`notAnEventStream`). What the events mean, and how a stream that began must end, are the dialect's.
  *
