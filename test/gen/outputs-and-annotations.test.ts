@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { runGen } from "../../src/gen/command/run-gen.js";
 import { compileStrict, generate, messages, writeTree } from "./support.js";
 
@@ -51,6 +51,18 @@ describe("outputs: the schema of a returned JSON object", () => {
       weather: { type: "object", properties: { temp: { type: "number" }, unit: { type: "string", enum: ["C", "F"] } }, additionalProperties: false, required: ["temp", "unit"] },
     });
     for (const schema of Object.values(file!.outputs!)) expect(compileStrict(schema).logged).toEqual([]);
+  });
+
+  it("prints nothing of typescript-json-schema's own for a returned object literal whose member is a call", () => {
+    const warn = vi.spyOn(console, "warn");
+    try {
+      const { generation: inferred, file: made } = generated({ "tools/t.ts": `/** A. */\nexport function a(x: number) { return { size: Math.abs(x), x }; }\n` });
+      expect(messages(inferred.diagnostics).filter((line) => !line.includes("no description"))).toEqual([]);
+      expect(made!.outputs).toEqual({ a: { type: "object", properties: { size: { type: "number" }, x: { type: "number" } }, additionalProperties: false, required: ["size", "x"] } });
+      expect(warn).not.toHaveBeenCalled();
+    } finally {
+      warn.mockRestore();
+    }
   });
 
   it("warns and leaves it out when the returned object holds something JSON cannot carry", () => {

@@ -85,7 +85,7 @@ export class SchemaEngine {
     for (const [key, type] of types) this.table[`#${key}`] = type;
     this.budget = MAX_TYPE_EXPANSIONS;
     try {
-      const root = this.generator.getSchemaForSymbols(keys, false);
+      const root = withoutGeneratorNotes(() => this.generator.getSchemaForSymbols(keys, false));
       const schemas = new Map<string, Definition>();
       for (const [key] of types) schemas.set(key, root.definitions?.[`#${key}`] as Definition);
       // With `ref: false` the generator still emits `$ref`s for recursive types but leaves their
@@ -237,4 +237,20 @@ function placeholderPattern(placeholder: ts.Type, template: ts.Type, checker: ts
 /** Escapes what the `u` flag allows escaping, which is all that has a meaning outside a class. */
 function escapeRegExp(text: string): string {
   return text.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
+}
+
+/**
+ * Runs typescript-json-schema with its console notes ("initializer is expression for property …",
+ * printed for every returned object literal whose member is a call) dropped: they name no file, say
+ * nothing a user can act on, and gen reads initializers itself (`literal-default.ts`). gen's own
+ * diagnostics are the only lines a run prints about its tools.
+ */
+function withoutGeneratorNotes<T>(make: () => T): T {
+  const warn = console.warn;
+  console.warn = () => undefined;
+  try {
+    return make();
+  } finally {
+    console.warn = warn;
+  }
 }
