@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ts } from "../../src/gen/program/compiler.js";
-import { mentionsNodeGlobal as namesNodeGlobal } from "../../src/gen/program/node-globals.js";
+import { NODE_GLOBALS, mentionsNodeGlobal as namesNodeGlobal } from "../../src/gen/program/node-globals.js";
 import { ToolHost } from "../../src/gen/program/tool-host.js";
-import { needsNodeTypes } from "../../src/gen/program/tool-project.js";
+import { needsNodeTypes, toolCompilerOptions } from "../../src/gen/program/tool-project.js";
 import path from "node:path";
 import { generate, messages, writeTree } from "./support.js";
 
@@ -24,6 +24,9 @@ describe("whether a tool file's code names a Node global", () => {
     ["a type", "export function f(link: URL): string { return link.host; }"],
     ["`typeof`", "export type Env = typeof process.env;"],
     ["`import … = require(…)`", 'import fs = require("./fs");\nexport const a = fs;'],
+    ["a type only Node declares", "export type Encoding = BufferEncoding;"],
+    ["Node's namespace", "export function f(env: NodeJS.ProcessEnv): number { return Object.keys(env).length; }"],
+    ["a web global Node's typings declare", "export function f(): boolean { return new EventTarget() instanceof Object; }"],
   ])("counts %s", (_name, code) => {
     expect(mentionsNodeGlobal(code)).toBe(true);
   });
@@ -58,6 +61,21 @@ describe("whether a tool file's code names a Node global", () => {
   });
 });
 
+describe("the names counted as Node's globals", () => {
+  it("are exactly the names Node's installed typings add to the global scope under gen's library", () => {
+    const empty = path.join(writeTree({ "empty.ts": "export {};\n" }), "empty.ts");
+    const globalNames = (withNodeTypes: boolean) => {
+      const program = new ToolHost().createProgram([empty], toolCompilerOptions(withNodeTypes));
+      const scope = program.getTypeChecker().getSymbolsInScope(program.getSourceFile(empty)!, ts.SymbolFlags.Value | ts.SymbolFlags.Type | ts.SymbolFlags.Namespace);
+      // Ambient modules (`"node:fs"`) are reached through imports, which gen counts on their own.
+      return new Set(scope.map((symbol) => symbol.name).filter((name) => !name.startsWith('"')));
+    };
+    const withoutNode = globalNames(false);
+    const added = [...globalNames(true)].filter((name) => !withoutNode.has(name)).sort();
+    expect([...NODE_GLOBALS].sort()).toEqual(added);
+  });
+});
+
 describe("gen's choice of Node's typings", () => {
   it("does not load them for a tool whose comments talk about processes and URLs", () => {
     const root = writeTree({
@@ -84,6 +102,17 @@ describe("gen's choice of Node's typings", () => {
     });
     expect(needsNodeTypes([path.join(root, "tools", "jobs.ts")], new ToolHost())).toBe(false);
     expect(messages(generate(path.join(root, "tools")).diagnostics)).toEqual([]);
+  });
+
+  it("loads them for a tool whose local import names a type only Node declares, with no import of Node's", () => {
+    const root = writeTree({
+      "tools/save.ts": 'import type { Encoding } from "../lib/encoding";\n/**\n * Saves text.\n * @param encoding How to write it.\n */\nexport function save(encoding: Encoding): string {\n  return encoding;\n}\n',
+      "lib/encoding.ts": "export type Encoding = BufferEncoding;\n",
+    });
+    expect(needsNodeTypes([path.join(root, "tools", "save.ts")], new ToolHost())).toBe(true);
+    const generation = generate(path.join(root, "tools"));
+    expect(messages(generation.diagnostics)).toEqual([]);
+    expect(generation.file!.tools[0]!.function.parameters.properties.encoding).toMatchObject({ type: "string", enum: expect.arrayContaining(["utf8", "base64", "hex"]) });
   });
 
   it("loads them for a tool that imports node:fs or reads process.env, through a local import too", () => {

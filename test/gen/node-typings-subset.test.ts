@@ -110,6 +110,18 @@ describe("Node's typings, a subset kept for the next run", () => {
     expect(subsetWritten(tools)).toBe(written);
   });
 
+  it("holds a type only Node declares, named by a local file with no import of Node's", () => {
+    const { root, tools, out } = toolsFolder({
+      "types.ts": "export type Encoding = BufferEncoding;\n",
+      "save.ts": 'import type { Encoding } from "./types";\n/**\n * Saves text.\n * @param encoding How to write it.\n */\nexport function save(encoding: Encoding): string {\n  return encoding;\n}\n',
+    });
+    const whole = wholeTypingsText(tools, out);
+    expect(gen(root)).toEqual({ code: 0, stderr: "" });
+    expect(readFileSync(out, "utf8")).toBe(whole);
+    expect(gen(root)).toEqual({ code: 0, stderr: "" });
+    expect(readFileSync(out, "utf8")).toBe(whole);
+  });
+
   it("reports a type error with its file, line and the whole typings' own words", () => {
     const { root, tools, out } = toolsFolder(fsTools);
     expect(gen(root).code).toBe(0);

@@ -20,11 +20,34 @@ export function mentionsNodeGlobal(sourceFile: ts.SourceFile): boolean {
   return ts.forEachChild(sourceFile, (child) => visit(child, sourceFile)) === true;
 }
 
-const NODE_GLOBALS = new Set([
-  "process", "Buffer", "console", "setTimeout", "setInterval", "setImmediate", "clearTimeout", "clearInterval",
-  "clearImmediate", "queueMicrotask", "__dirname", "__filename", "require", "exports", "fetch",
-  "structuredClone", "TextEncoder", "TextDecoder", "URL", "URLSearchParams", "AbortController", "AbortSignal",
-  "Blob", "Headers", "Request", "Response", "FormData", "performance", "atob", "btoa",
+/**
+ * Every name Node's typings add to the global scope under gen's ES2022 library, values and types alike
+ * (`BufferEncoding`, `NodeJS`, `EventTarget`, `global`): a file naming any of them needs those typings,
+ * or the compiler reports "Cannot find name". `test/gen/node-typings-decision.test.ts` compares the list
+ * with what the installed typings declare, so a new global in an upgraded `@types/node` fails a test
+ * instead of a user's gen.
+ */
+export const NODE_GLOBALS: ReadonlySet<string> = new Set([
+  "AbortController", "AbortSignal", "AllowSharedBuffer", "AsyncDisposable", "Blob", "BroadcastChannel", "Buffer",
+  "BufferConstructor", "BufferEncoding", "ByteLengthQueuingStrategy", "CompressionStream", "Console",
+  "CountQueuingStrategy", "CustomEvent", "DOMException", "DecompressionStream", "Disposable", "Event",
+  "EventListenerOptions", "EventSource", "EventSourceInit", "EventTarget", "File", "FormData", "Global", "Headers",
+  "MessageChannel", "MessageEvent", "MessageEventInit", "MessagePort", "Navigator", "NodeJS", "NodeModule",
+  "NodeRequire", "NonSharedBuffer", "PerformanceEntry", "PerformanceMark", "PerformanceMeasure", "PerformanceObserver",
+  "PerformanceObserverEntryList", "PerformanceResourceTiming", "QueuingStrategy", "ReadableByteStreamController",
+  "ReadableStream", "ReadableStreamBYOBReader", "ReadableStreamBYOBRequest", "ReadableStreamDefaultController",
+  "ReadableStreamDefaultReader", "ReadableWritablePair", "RelativeIndexable", "Request", "RequestInit",
+  "RequireResolve", "Response", "ResponseInit", "Storage", "TextDecoder", "TextDecoderStream", "TextEncoder",
+  "TextEncoderStream", "TransformStream", "TransformStreamDefaultController", "URL", "URLSearchParams", "WebSocket",
+  "WebSocketInit", "WritableStream", "WritableStreamDefaultController", "WritableStreamDefaultWriter", "_Blob",
+  "_ByteLengthQueuingStrategy", "_CountQueuingStrategy", "_File", "_QueuingStrategy", "_ReadableByteStreamController",
+  "_ReadableStream", "_ReadableStreamBYOBReader", "_ReadableStreamBYOBRequest", "_ReadableStreamDefaultController",
+  "_ReadableStreamDefaultReader", "_ReadableWritablePair", "_TextDecoderStream", "_TextEncoderStream",
+  "_TransformStream", "_TransformStreamDefaultController", "_WritableStream", "_WritableStreamDefaultController",
+  "_WritableStreamDefaultWriter", "__dirname", "__filename", "atob", "btoa", "clearImmediate", "clearInterval",
+  "clearTimeout", "console", "crypto", "exports", "fetch", "gc", "global", "localStorage", "module", "navigator",
+  "performance", "process", "queueMicrotask", "require", "sessionStorage", "setImmediate", "setInterval",
+  "setTimeout", "structuredClone",
 ]);
 
 const ANY_NAME = new RegExp(`\\b(?:${[...NODE_GLOBALS].join("|")})\\b`);
