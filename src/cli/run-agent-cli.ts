@@ -9,6 +9,7 @@ import { createAgent } from "../runtime/loop/agent.js";
 import type { ChatMessage } from "../runtime/loop/messages.js";
 import type { RetryInfo } from "../runtime/model/resending-requester.js";
 import { loadSchemas } from "../runtime/execution/load-schemas.js";
+import { genCommandFor } from "../runtime/execution/gen-command.js";
 import { keysMask } from "../runtime/model/key-masks.js";
 import { foreignPartCount } from "../runtime/loop/provider-parts.js";
 import { openCassette, type CassetteWriter } from "../runtime/model/cassette.js";
@@ -119,12 +120,12 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
     const schemasPath = args.schemas ? fromUser(args.schemas) : path.join(io.projectRoot, "generated", "schemas.json");
     // A device or FIFO given as the schemas file is a wrong argument, not a stale file (exit 5).
     const schemasNotFile = nonRegularFileProblem(schemasPath);
-    if (schemasNotFile !== undefined) return usageError(`${schemasNotFile} (--schemas): give the schemas file npm run gen writes`);
-    const schemas = loadSchemas(schemasPath);
+    if (schemasNotFile !== undefined) return usageError(`${schemasNotFile} (--schemas): give the schemas file ${commandLine("gen")} writes`);
+    const schemas = loadSchemas(schemasPath, io.cwd);
     if (!schemas.ok) return fail(EXIT.schemas, `error: ${schemas.error.message}`);
     const strict = args.strict ?? setup.strictByDefault;
     if (strict && schemas.schemas.strictTools === undefined) {
-      return fail(EXIT.schemas, `error: ${schemasPath} has no strictTools (it was written before strict mode existed). Run npm run gen to regenerate it, or pass --no-strict.`);
+      return fail(EXIT.schemas, `error: ${schemasPath} has no strictTools (it was written before strict mode existed). Run ${genCommandFor(schemasPath, path.resolve(path.dirname(schemasPath), schemas.schemas.inputs.toolsDir), io.cwd)} to regenerate it, or pass --no-strict.`);
     }
 
     // Read and checked before anything starts: starting a server runs a program, so a bad file runs none.

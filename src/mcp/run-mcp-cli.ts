@@ -73,7 +73,7 @@ export async function runMcpCli(io: McpCliEnvironment): Promise<number> {
   const schemasPath = args.schemas !== undefined ? path.resolve(io.cwd, args.schemas) : path.join(io.projectRoot, "generated", "schemas.json");
   const schemasNotFile = nonRegularFileProblem(schemasPath);
   if (schemasNotFile !== undefined) return usageError(`${schemasNotFile} (--schemas): give the schemas file ${commandLine("gen")} writes`);
-  const loaded = loadSchemas(schemasPath);
+  const loaded = loadSchemas(schemasPath, io.cwd);
   if (!loaded.ok) {
     log(`error: ${loaded.error.message}`);
     return EXIT.schemas;

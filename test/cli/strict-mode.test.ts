@@ -109,7 +109,7 @@ describe("schemas without a usable strict form", () => {
     writeFileSync(file, JSON.stringify(old, null, 2));
     const run = await cli(["--strict", "--schemas", file, "hello"]);
     expect(run.code).toBe(5);
-    expect(run.stderr).toBe(`error: ${file} has no strictTools (it was written before strict mode existed). Run npm run gen to regenerate it, or pass --no-strict.\n`);
+    expect(run.stderr).toBe(`error: ${file} has no strictTools (it was written before strict mode existed). Run npm run gen -- --tools test/cli/fixtures/tools --out ${file} to regenerate it, or pass --no-strict.\n`);
   });
 
   it("a strict definition outside the dialect is refused by the server like OpenAI does: exit 3 naming the function", async () => {

@@ -39,15 +39,16 @@ describe("start-up refusals", () => {
   });
 
   it("refuses missing or stale schemas with exit 5 and 'run npm run gen' on stderr, before serving", async () => {
-    const missing = await runMcp(["--workspace", tempDir(), "--schemas", path.join(tempDir(), "schemas.json")]);
+    const missingFile = path.join(tempDir(), "schemas.json");
+    const missing = await runMcp(["--workspace", tempDir(), "--schemas", missingFile]);
     expect(missing.code).toBe(5);
-    expect(missing.stderr).toMatch(/does not exist: run npm run gen to generate the tool schemas\.\n$/);
+    expect(missing.stderr).toBe(`error: ${missingFile} does not exist: run npm run gen -- --out ${missingFile} to generate the tool schemas.\n`);
     const copy = fixtureCopy();
     appendFileSync(path.join(copy.toolsDir, "arithmetic.ts"), "\n// changed after gen\n");
     const stale = await runMcp(["--workspace", copy.dir, "--schemas", copy.schemas]);
     expect(stale.code).toBe(5);
     expect(stale.stdout).toBe("");
-    expect(stale.stderr).toBe(`error: ${copy.schemas} is out of date: the tool sources changed since it was generated. Run npm run gen to regenerate it.\n`);
+    expect(stale.stderr).toBe(`error: ${copy.schemas} is out of date: the tool sources changed since it was generated. Run npm run gen -- --tools ${copy.toolsDir} --out ${copy.schemas} to regenerate it.\n`);
   });
 
   it("shows control characters in what it prints escaped, as the agent's progress does", async () => {
@@ -55,7 +56,7 @@ describe("start-up refusals", () => {
     const run = await runMcp(["--workspace", tempDir(), "--schemas", missing]);
     expect(run.code).toBe(5);
     expect(run.stderr).toBe(
-      `error: ${path.dirname(missing)}/\\x1b]0;pwned\\x07schemas.json does not exist: run npm run gen to generate the tool schemas.\n`,
+      `error: ${path.dirname(missing)}/\\x1b]0;pwned\\x07schemas.json does not exist: run npm run gen -- --out '${path.dirname(missing)}/\\x1b]0;pwned\\x07schemas.json' to generate the tool schemas.\n`,
     );
   });
 });

@@ -5,12 +5,11 @@ import { commandLine } from "../../shared/package-layout.js";
 import type { SchemasFile } from "../../shared/schemas-file.js";
 import { NotRegularFileError, readRegularFile } from "../workspace/regular-file.js";
 import { findUnconfinedBinding } from "./confine-bindings.js";
+import { genCommandFor } from "./gen-command.js";
 import { isRecord } from "./describe-json.js";
 import { jsonParseMessage } from "../../shared/json-parse-message.js";
 
 export type LoadSchemasResult = { ok: true; schemas: SchemasFile } | { ok: false; error: { message: string } };
-
-const RUN_GEN = `run ${commandLine("gen")}`;
 
 /**
  * The largest schemas file read (64 MiB): gen writes at most 1 MiB of `parameters` per tool, and a file
@@ -22,47 +21,50 @@ export const MAX_SCHEMAS_FILE_BYTES = 67_108_864;
  * Reads `generated/schemas.json` and refuses it when it is missing, unreadable, not a schemas file, or
  * stale (the tool sources changed since it was written: the hash recorded by the generator no longer
  * matches the files), or not a regular file (a device or FIFO is never read), or binding a tool to
- * anything but a tool file of its tools folder (`confine-bindings.ts`). Never throws; the message says what is wrong and what to run.
+ * anything but a tool file of its tools folder (`confine-bindings.ts`). Never throws; the message says what is wrong and what to run
+ * from `cwd` (`gen-command.ts`).
  */
-export function loadSchemas(schemasPath: string): LoadSchemasResult {
+export function loadSchemas(schemasPath: string, cwd = process.cwd()): LoadSchemasResult {
+  const runGen = `run ${genCommandFor(schemasPath, undefined, cwd)}`;
   let text: string;
   try {
     const size = statSync(schemasPath).size;
     if (size > MAX_SCHEMAS_FILE_BYTES) {
-      return failure(`${schemasPath} is ${size} bytes, over the limit of ${MAX_SCHEMAS_FILE_BYTES} for a schemas file, so it was not read: ${RUN_GEN} to write it again.`);
+      return failure(`${schemasPath} is ${size} bytes, over the limit of ${MAX_SCHEMAS_FILE_BYTES} for a schemas file, so it was not read: ${runGen} to write it again.`);
     }
     text = readRegularFile(schemasPath);
   } catch (error) {
-    if (error instanceof NotRegularFileError) return failure(`${error.message}: give the path of the schemas file npm run gen writes.`);
+    if (error instanceof NotRegularFileError) return failure(`${error.message}: give the path of the schemas file ${commandLine("gen")} writes.`);
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") return failure(`${schemasPath} does not exist: ${RUN_GEN} to generate the tool schemas.`);
-    return failure(`${schemasPath} could not be read (${code ?? String(error)}): check its permissions, or ${RUN_GEN} to write it again.`);
+    if (code === "ENOENT") return failure(`${schemasPath} does not exist: ${runGen} to generate the tool schemas.`);
+    return failure(`${schemasPath} could not be read (${code ?? String(error)}): check its permissions, or ${runGen} to write it again.`);
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return failure(`${schemasPath} is not valid JSON (${jsonParseMessage(error)}): ${RUN_GEN} to write it again.`);
+    return failure(`${schemasPath} is not valid JSON (${jsonParseMessage(error)}): ${runGen} to write it again.`);
   }
   const shapeProblem = findShapeProblem(value);
   if (shapeProblem !== undefined) {
-    return failure(`${schemasPath} is not a schemas file: ${shapeProblem}. ${capitalize(RUN_GEN)} to write it again.`);
+    return failure(`${schemasPath} is not a schemas file: ${shapeProblem}. ${capitalize(runGen)} to write it again.`);
   }
   const schemas = value as SchemasFile;
   const schemasDir = path.dirname(schemasPath);
+  const regenerate = capitalize(`run ${genCommandFor(schemasPath, path.resolve(schemasDir, schemas.inputs.toolsDir), cwd)}`);
   const hash = currentInputsHash(schemasDir, schemas.inputs);
   if (hash === undefined) {
     const gone = [schemas.inputs.toolsDir, ...schemas.inputs.files].find((file) => !existsSync(path.resolve(schemasDir, file)));
     const what = gone === undefined ? "a file it was generated from cannot be read" : `${gone} no longer exists`;
-    return failure(`${schemasPath} is out of date: ${what}. ${capitalize(RUN_GEN)} to regenerate it.`);
+    return failure(`${schemasPath} is out of date: ${what}. ${regenerate} to regenerate it.`);
   }
   if (hash !== schemas.inputs.hash) {
-    return failure(`${schemasPath} is out of date: the tool sources changed since it was generated. ${capitalize(RUN_GEN)} to regenerate it.`);
+    return failure(`${schemasPath} is out of date: the tool sources changed since it was generated. ${regenerate} to regenerate it.`);
   }
   // The staleness record is easily forged: this rule holds whatever it says.
   const unconfined = findUnconfinedBinding(schemasDir, schemas);
   if (unconfined !== undefined) {
-    return failure(`${schemasPath} cannot be served: ${unconfined}. ${capitalize(RUN_GEN)} to write it again.`);
+    return failure(`${schemasPath} cannot be served: ${unconfined}. ${regenerate} to write it again.`);
   }
   return { ok: true, schemas };
 }

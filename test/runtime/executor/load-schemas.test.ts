@@ -33,21 +33,21 @@ describe("loadSchemas", () => {
   test("a fresh file loads as it is", () => {
     const schemas = freshSchemas();
     writeSchemas(schemas);
-    expect(loadSchemas(schemasPath)).toEqual({ ok: true, schemas });
+    expect(loadSchemas(schemasPath, project)).toEqual({ ok: true, schemas });
   });
 
-  test("a missing file: run npm run gen", () => {
-    expect(loadSchemas(schemasPath)).toEqual({
+  test("a missing file: run npm run gen, naming the file", () => {
+    expect(loadSchemas(schemasPath, project)).toEqual({
       ok: false,
-      error: { message: `${schemasPath} does not exist: run npm run gen to generate the tool schemas.` },
+      error: { message: `${schemasPath} does not exist: run npm run gen -- --out schemas.json to generate the tool schemas.` },
     });
   });
 
   test("a file that is not JSON", () => {
     writeSchemas("{ half");
-    expect(loadSchemas(schemasPath)).toEqual({
+    expect(loadSchemas(schemasPath, project)).toEqual({
       ok: false,
-      error: { message: `${schemasPath} is not valid JSON (Expected property name or '}' in JSON at position 2): run npm run gen to write it again.` },
+      error: { message: `${schemasPath} is not valid JSON (Expected property name or '}' in JSON at position 2): run npm run gen -- --out schemas.json to write it again.` },
     });
   });
 
@@ -66,32 +66,32 @@ describe("loadSchemas", () => {
     [{ ...fixtureSchemas, strictTools: fixtureSchemas.tools }, "strictTools[0] is not the strict definition of tool add"],
   ])("a file of the wrong shape says where (%#)", (content, problem) => {
     writeSchemas(content);
-    expect(loadSchemas(schemasPath)).toEqual({
+    expect(loadSchemas(schemasPath, project)).toEqual({
       ok: false,
-      error: { message: `${schemasPath} is not a schemas file: ${problem}. Run npm run gen to write it again.` },
+      error: { message: `${schemasPath} is not a schemas file: ${problem}. Run npm run gen -- --out schemas.json to write it again.` },
     });
   });
 
-  const changedSources = "is out of date: the tool sources changed since it was generated. Run npm run gen to regenerate it.";
+  const changedSources = "is out of date: the tool sources changed since it was generated. Run npm run gen -- --out schemas.json to regenerate it.";
 
   test("an edited tool file makes it stale", () => {
     writeSchemas(freshSchemas());
     appendFileSync(path.join(project, "tools/math.ts"), "\n// edited\n");
-    expect(loadSchemas(schemasPath)).toEqual({ ok: false, error: { message: `${schemasPath} ${changedSources}` } });
+    expect(loadSchemas(schemasPath, project)).toEqual({ ok: false, error: { message: `${schemasPath} ${changedSources}` } });
   });
 
   test("a new tool file makes it stale", () => {
     writeSchemas(freshSchemas());
     writeFileSync(path.join(project, "tools/new-tool.ts"), "export function fresh(): void {}\n");
-    expect(loadSchemas(schemasPath)).toEqual({ ok: false, error: { message: `${schemasPath} ${changedSources}` } });
+    expect(loadSchemas(schemasPath, project)).toEqual({ ok: false, error: { message: `${schemasPath} ${changedSources}` } });
   });
 
   test("a deleted input file is named", () => {
     writeSchemas(freshSchemas());
     unlinkSync(path.join(project, "tools/records.ts"));
-    expect(loadSchemas(schemasPath)).toEqual({
+    expect(loadSchemas(schemasPath, project)).toEqual({
       ok: false,
-      error: { message: `${schemasPath} is out of date: tools/records.ts no longer exists. Run npm run gen to regenerate it.` },
+      error: { message: `${schemasPath} is out of date: tools/records.ts no longer exists. Run npm run gen -- --out schemas.json to regenerate it.` },
     });
   });
 });
