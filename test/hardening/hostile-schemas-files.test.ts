@@ -119,7 +119,7 @@ describe("an oversized schemas file", () => {
     const mcp = spawnRaw(["--workspace", dir, "--schemas", schemas]);
     mcp.child.stdin.end();
     expect((await mcp.exit).code).toBe(5);
-    expect(mcp.stderr()).toContain(`error: ${schemas} is 67108865 bytes, over the limit of 67108864 for a schemas file, so it was not read: run npm run gen to write it again.\n`);
+    expect(mcp.stderr()).toContain(`error: ${schemas} is 67108865 bytes, over the limit of 67108864 for a schemas file, so it was not read: run npm run gen -- --out ${schemas} to write it again.\n`);
     const agent = await spawnCli(["--schemas", schemas, "--workspace", dir, "hi"], { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: "http://127.0.0.1:9/v1" }).done;
     expect(agent.code).toBe(5);
     expect(agent.stderr).toContain("is 67108865 bytes, over the limit of 67108864 for a schemas file");

@@ -61,7 +61,7 @@ describe("reload", () => {
         writeAtomically(copy.schemas, generated);
       }, "still serving the previous 4 tools\n");
       expect(stale).toBe(
-        `mcp: ${copy.schemas} changed but cannot be served (${copy.schemas} is out of date: the tool sources changed since it was generated. Run npm run gen to regenerate it.); still serving the previous 4 tools\n`,
+        `mcp: ${copy.schemas} changed but cannot be served (${copy.schemas} is out of date: the tool sources changed since it was generated. Run npm run gen -- --tools ${copy.toolsDir} --out ${copy.schemas} to regenerate it.); still serving the previous 4 tools\n`,
       );
       expect((await run.client.listTools()).tools).toHaveLength(4);
       expect(changes).toBe(1);
@@ -83,7 +83,7 @@ describe("reload", () => {
       const half = Math.floor(generated.length / 2);
 
       const partial = await afterChange(run, () => writeFileSync(copy.schemas, generated.slice(0, half)), "still serving the previous 3 tools\n");
-      expect(partial.split("\n")[0]).toMatch(/^mcp: .* changed but cannot be served \(.* is not valid JSON \(.*\): run npm run gen to write it again\.\); still serving the previous 3 tools$/);
+      expect(partial.split("\n")[0]).toMatch(/^mcp: .* changed but cannot be served \(.* is not valid JSON \(.*\): run npm run gen -- --out \S+ to write it again\.\); still serving the previous 3 tools$/);
       expect((await run.client.listTools()).tools.map((tool) => tool.name)).toEqual(["add", "explode", "weather"]);
       expect(resultText(await run.client.callTool({ name: "add", arguments: { a: 1, b: 2 } }))).toBe("3");
       expect(changes).toBe(0);
