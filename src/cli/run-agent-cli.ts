@@ -125,7 +125,7 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
     if (!schemas.ok) return fail(EXIT.schemas, `error: ${schemas.error.message}`);
     const strict = args.strict ?? setup.strictByDefault;
     if (strict && schemas.schemas.strictTools === undefined) {
-      return fail(EXIT.schemas, `error: ${schemasPath} has no strictTools (it was written before strict mode existed). Run ${genCommandFor(schemasPath, path.resolve(path.dirname(schemasPath), schemas.schemas.inputs.toolsDir), io.cwd)} to regenerate it, or pass --no-strict.`);
+      return fail(EXIT.schemas, `error: ${schemasPath} has no strictTools (it was written before strict mode existed). Run ${genCommandFor(schemasPath, schemas.schemas.inputs.toolsDir, io.cwd)} to regenerate it, or pass --no-strict.`);
     }
 
     // Read and checked before anything starts: starting a server runs a program, so a bad file runs none.

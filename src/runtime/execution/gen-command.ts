@@ -3,7 +3,8 @@
  * `npm run gen` (`npx sigloop gen` installed) for the default file of the project gen picks from here
  * (the nearest folder upwards with a package.json), else with `--out <file>`, and with `--tools <dir>`
  * when the file was generated from another folder than that project's `tools`. A hint that says "run
- * gen" names this command, so following it writes the very file that was missing or stale.
+ * gen" names this command, so following it writes the very file that was missing or stale. `toolsDir` is
+ * the folder as the schemas file records it (`inputs.toolsDir`, relative to the file's folder).
  */
 import path from "node:path";
 import { commandLine } from "../../shared/package-layout.js";
@@ -11,8 +12,9 @@ import { projectRootFor } from "../../shared/project-root.js";
 
 export function genCommandFor(schemasPath: string, toolsDir?: string, cwd = process.cwd()): string {
   const root = path.resolve(projectRootFor(cwd, "package.json").root);
+  const tools = toolsDir === undefined ? undefined : path.resolve(path.dirname(path.resolve(cwd, schemasPath)), toolsDir);
   const args: string[] = [];
-  if (toolsDir !== undefined && path.resolve(toolsDir) !== path.join(root, "tools")) args.push("--tools", shellWord(shownPath(toolsDir, cwd)));
+  if (tools !== undefined && tools !== path.join(root, "tools")) args.push("--tools", shellWord(shownPath(tools, cwd)));
   if (path.resolve(schemasPath) !== path.join(root, "generated", "schemas.json")) args.push("--out", shellWord(shownPath(schemasPath, cwd)));
   return commandLine("gen", args.join(" "));
 }

@@ -25,46 +25,47 @@ export const MAX_SCHEMAS_FILE_BYTES = 67_108_864;
  * from `cwd` (`gen-command.ts`).
  */
 export function loadSchemas(schemasPath: string, cwd = process.cwd()): LoadSchemasResult {
-  const runGen = `run ${genCommandFor(schemasPath, undefined, cwd)}`;
+  // Worked out only for a refusal: finding the project root reads the folders upwards.
+  const runGen = () => `run ${genCommandFor(schemasPath, undefined, cwd)}`;
   let text: string;
   try {
     const size = statSync(schemasPath).size;
     if (size > MAX_SCHEMAS_FILE_BYTES) {
-      return failure(`${schemasPath} is ${size} bytes, over the limit of ${MAX_SCHEMAS_FILE_BYTES} for a schemas file, so it was not read: ${runGen} to write it again.`);
+      return failure(`${schemasPath} is ${size} bytes, over the limit of ${MAX_SCHEMAS_FILE_BYTES} for a schemas file, so it was not read: ${runGen()} to write it again.`);
     }
     text = readRegularFile(schemasPath);
   } catch (error) {
     if (error instanceof NotRegularFileError) return failure(`${error.message}: give the path of the schemas file ${commandLine("gen")} writes.`);
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") return failure(`${schemasPath} does not exist: ${runGen} to generate the tool schemas.`);
-    return failure(`${schemasPath} could not be read (${code ?? String(error)}): check its permissions, or ${runGen} to write it again.`);
+    if (code === "ENOENT") return failure(`${schemasPath} does not exist: ${runGen()} to generate the tool schemas.`);
+    return failure(`${schemasPath} could not be read (${code ?? String(error)}): check its permissions, or ${runGen()} to write it again.`);
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return failure(`${schemasPath} is not valid JSON (${jsonParseMessage(error)}): ${runGen} to write it again.`);
+    return failure(`${schemasPath} is not valid JSON (${jsonParseMessage(error)}): ${runGen()} to write it again.`);
   }
   const shapeProblem = findShapeProblem(value);
   if (shapeProblem !== undefined) {
-    return failure(`${schemasPath} is not a schemas file: ${shapeProblem}. ${capitalize(runGen)} to write it again.`);
+    return failure(`${schemasPath} is not a schemas file: ${shapeProblem}. ${capitalize(runGen())} to write it again.`);
   }
   const schemas = value as SchemasFile;
   const schemasDir = path.dirname(schemasPath);
-  const regenerate = capitalize(`run ${genCommandFor(schemasPath, path.resolve(schemasDir, schemas.inputs.toolsDir), cwd)}`);
+  const regenerate = () => capitalize(`run ${genCommandFor(schemasPath, schemas.inputs.toolsDir, cwd)}`);
   const hash = currentInputsHash(schemasDir, schemas.inputs);
   if (hash === undefined) {
     const gone = [schemas.inputs.toolsDir, ...schemas.inputs.files].find((file) => !existsSync(path.resolve(schemasDir, file)));
     const what = gone === undefined ? "a file it was generated from cannot be read" : `${gone} no longer exists`;
-    return failure(`${schemasPath} is out of date: ${what}. ${regenerate} to regenerate it.`);
+    return failure(`${schemasPath} is out of date: ${what}. ${regenerate()} to regenerate it.`);
   }
   if (hash !== schemas.inputs.hash) {
-    return failure(`${schemasPath} is out of date: the tool sources changed since it was generated. ${regenerate} to regenerate it.`);
+    return failure(`${schemasPath} is out of date: the tool sources changed since it was generated. ${regenerate()} to regenerate it.`);
   }
   // The staleness record is easily forged: this rule holds whatever it says.
   const unconfined = findUnconfinedBinding(schemasDir, schemas);
   if (unconfined !== undefined) {
-    return failure(`${schemasPath} cannot be served: ${unconfined}. ${regenerate} to write it again.`);
+    return failure(`${schemasPath} cannot be served: ${unconfined}. ${regenerate()} to write it again.`);
   }
   return { ok: true, schemas };
 }
