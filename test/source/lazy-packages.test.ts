@@ -31,7 +31,7 @@ async function packagesLoadedAtStart(entry: string): Promise<string[]> {
   return [...packages].sort();
 }
 
-it.each(["src/bin/sigloop.ts", "src/cli/agent-process.ts", "scripts/agent.ts"])("%s loads none of the packages only some runs need", async (entry) => {
+it.each(["src/bin/sigloop.ts", "src/bin/run-sigloop.ts", "src/cli/agent-process.ts", "scripts/agent.ts"])("%s loads none of the packages only some runs need", async (entry) => {
   const loaded = await packagesLoadedAtStart(entry);
   expect(loaded.filter((name) => LAZY_PACKAGES.some((lazy) => name === lazy || name.startsWith(`${lazy}/`)))).toEqual([]);
 });
