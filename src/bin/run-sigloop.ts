@@ -22,9 +22,12 @@ function version(): string {
 }
 
 const [name, ...argv] = process.argv.slice(2);
-if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+if (name === undefined) {
+  // A missing command is a usage mistake: the text goes where errors go, so `sigloop | …` pipes nothing.
+  process.stderr.write(`error: no command given\n${usage()}\n`);
+  process.exitCode = USAGE_EXIT;
+} else if (name === "--help" || name === "-h" || name === "help") {
   process.stdout.write(`${usage()}\n`);
-  process.exitCode = name === undefined ? USAGE_EXIT : 0;
 } else if (name === "--version" || name === "-v") {
   process.stdout.write(`${version()}\n`);
 } else {

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_ANSWER } from "../../src/demo/demo-script.js";
 import { startScriptedServer, type ScriptedServer, type ScriptStep } from "../../src/scripted-server/scripted-server.js";
 import type { SchemasFile } from "../../src/shared/schemas-file.js";
+import { oldNode } from "../support/old-node.js";
 import { SENTINEL_API_KEY } from "../support/sentinel-key.js";
 import { binPath, createProject, packSigloop, repoRoot, run, writeFiles, type ProcessResult } from "./installed-sigloop.js";
 
@@ -439,7 +440,7 @@ import("sigloop").then((sigloop) => console.log(required, typeof sigloop.createA
     expect(screen.indexOf(DEMO_ANSWER)).toBeLessThan(screen.indexOf("answered after 7 turns"));
   }, SLOW);
 
-  it("sigloop --help lists the commands, --version (also through npx) prints the version, an unknown command exits 2", async () => {
+  it("sigloop --help lists the commands, --version (also through npx) prints the version, no command or an unknown one exits 2 on stderr, Node 20 is named and refused", async () => {
     const help = await sigloop(project, ["--help"]);
     expect(help.code).toBe(0);
     for (const command of ["gen", "agent", "mcp", "demo"]) expect(help.stdout).toMatch(new RegExp(`^  ${command} `, "m"));
@@ -448,9 +449,20 @@ import("sigloop").then((sigloop) => console.log(required, typeof sigloop.createA
     const npx = await run("npx", ["--no-install", "sigloop", "--version"], { cwd: project, env: { PATH: process.env.PATH, HOME: process.env.HOME } });
     expect(npx.stdout).toBe(`${sigloopVersion}\n`);
     expect(npx.code).toBe(0);
+    const bare = await sigloop(project, []);
+    expect(bare.code).toBe(2);
+    expect(bare.stdout).toBe("");
+    expect(bare.stderr).toMatch(/^error: no command given\nusage: sigloop <command> \[flags\]\n/);
     const unknown = await sigloop(project, ["frobnicate"]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown command "frobnicate"');
+    const old = oldNode();
+    for (const args of [["--version"], ["agent", "hi"], ["gen"]]) {
+      const onOldNode = await run(old.path, [path.join(project, "node_modules", "sigloop", "dist", "src", "bin", "sigloop.js"), ...args], { cwd: project, env: { PATH: process.env.PATH } });
+      expect(onOldNode.stderr).toBe(`sigloop: Node ${old.version} is not supported; sigloop needs Node 22.19 or later (22 or 24). Install one (for example \`nvm install 22\`) and run the command again.\n`);
+      expect(onOldNode.stdout).toBe("");
+      expect(onOldNode.code).toBe(2);
+    }
     const agentHelp = await sigloop(project, ["agent", "--help"]);
     expect(agentHelp.stdout).toContain('Usage: npx sigloop agent [flags] "prompt"');
     expect(agentHelp.stdout).toContain("--context-window TOKENS");
