@@ -20,12 +20,19 @@
  * Usage: node scripts/run-from-sources.mjs [--in-memory-with FLAG] <entry.ts> [arguments for the entry…]
  */
 import { createHash } from "node:crypto";
-import { enableCompileCache } from "node:module";
+import nodeModule from "node:module";
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+// Before anything that needs a newer Node than npm let install (npm only warns about "engines"): on Node
+// 20 the entries would stop on a missing API with a stack trace. The bin says the same (src/bin/supported-node.ts).
+const unsupported = unsupportedNode(JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")).engines.node);
+if (unsupported !== undefined) {
+  process.stderr.write(`${unsupported}\n`);
+  process.exit(2);
+}
 const cacheDir = path.join(root, "node_modules", ".cache", "sigloop");
 
 /** @typedef {{ bundle: string, chunks?: string[], inputs: Record<string, string> }} Manifest */
@@ -48,8 +55,19 @@ if (url === undefined) {
 } else {
   // As the installed bin does (src/shared/compile-cache.ts): a later run deserializes the packages'
   // compiled code. Not for a run that writes nothing.
-  if (!writesNothing) enableCompileCache();
+  if (!writesNothing) nodeModule.enableCompileCache();
   await import(url);
+}
+
+/**
+ * The sentence for a Node older than `engines` (`>=22.19`), or `undefined` when this one will do.
+ * @param {string} engines
+ */
+function unsupportedNode(engines) {
+  const [needMajor = 0, needMinor = 0] = engines.replace(/^>=/, "").split(".").map(Number);
+  const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
+  if (major > needMajor || (major === needMajor && minor >= needMinor)) return undefined;
+  return `sigloop: Node ${process.versions.node} is not supported; this repository needs Node ${needMajor}.${needMinor} or later (22 or 24). Install one (for example \`nvm install 22\`) and run the command again.`;
 }
 
 /** The bundle named by the manifest, if every input it was built from is unchanged. */

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { oldNode } from "../support/old-node.js";
 import { repoRoot } from "./support.js";
 
 /**
@@ -49,6 +50,17 @@ function writeSources(word: string): void {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("run-from-sources", () => {
+  it("on a Node older than package.json's engines, says which Node it needs and exits 2 before running anything", () => {
+    writeSources("old");
+    const old = oldNode();
+    const result = spawnSync(old.path, [launcher, entry], { cwd: dir, encoding: "utf8" });
+    expect({ code: result.status, stdout: result.stdout, stderr: result.stderr }).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: `sigloop: Node ${old.version} is not supported; this repository needs Node 22.19 or later (22 or 24). Install one (for example \`nvm install 22\`) and run the command again.\n`,
+    });
+  });
+
   it("runs the entry with its own arguments, its exit code, import.meta.url naming its source file, and __SIGLOOP_BUNDLED__ true", () => {
     writeSources("first");
     const result = launch("--tools", "x y");
