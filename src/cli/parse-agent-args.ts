@@ -143,8 +143,8 @@ Environment: OPENAI_API_KEY, OPENAI_BASE_URL (chat, responses), ANTHROPIC_API_KE
              (anthropic; the API root without /v1), AGENT_MODEL (also read from .env in the project root).
 Exit codes: 0 answer, 1 turn limit reached, 2 usage or setup error, 3 API error,
             4 the model stopped without an answer, 5 schemas missing or stale,
-            6 the conversation does not fit the context window, 130 interrupted, 143 terminated,
-            70 internal error (a bug in sigloop).`;
+            6 the conversation does not fit the context window, 70 internal error (a bug in sigloop),
+            130 interrupted, 141 stdout or stderr closed by its reader, 143 terminated.`;
 
 export function parseAgentArgs(argv: readonly string[]): ParsedAgentArgs {
   const args: AgentArgs = { stream: true, help: false };

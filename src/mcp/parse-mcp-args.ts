@@ -88,7 +88,7 @@ Over HTTP (stdin is ignored):
   --grace MS            on SIGTERM, how long calls in flight may finish before they are aborted (default 10000)
 
 Exit codes: 0 stdin closed, 2 usage or setup error, 5 schemas missing or stale (run ${commandLine("gen")}),
-            130 SIGINT, 143 SIGTERM, 70 internal error (a bug in sigloop).`;
+            70 internal error (a bug in sigloop), 130 SIGINT, 141 stderr closed by its reader, 143 SIGTERM.`;
 
 type Parsed = { ok: true; args: McpArgs } | { ok: false; error: string };
 

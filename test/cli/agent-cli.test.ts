@@ -248,6 +248,7 @@ describe("usage and setup errors", () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("--max-turns N");
     expect(run.stdout).toContain("130 interrupted");
+    expect(run.stdout).toContain("141 stdout or stderr closed by its reader");
   });
 
   it("missing or stale schemas stop with 'run npm run gen' (exit 5) before any request", async () => {

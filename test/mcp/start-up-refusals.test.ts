@@ -8,10 +8,11 @@ import { describe, expect, it } from "vitest";
 import { fixtureCopy, projectRoot, runMcp, tempDir } from "./support.js";
 
 describe("start-up refusals", () => {
-  it("prints usage with --help", async () => {
+  it("prints usage with --help, its exit codes among it", async () => {
     const run = await runMcp(["--help"]);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^Usage: npm run --silent mcp -- --workspace DIR \[flags\]\n/);
+    expect(run.stdout).toContain("130 SIGINT, 141 stderr closed by its reader, 143 SIGTERM.");
     expect(run.stderr).toBe("");
   });
 
