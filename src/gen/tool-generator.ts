@@ -151,7 +151,7 @@ export class ToolGenerator {
       if (!statSync(this.toolsDir).isDirectory()) return problem("tools folder {0} is not a folder; pass --tools <dir>");
       names = listToolFiles(this.toolsDir);
     } catch {
-      return problem("tools folder {0} does not exist; create it with a tool file (tools/my_tool.ts) or pass --tools <dir>");
+      return problem("tools folder {0} does not exist; create it with a tool file ({0}/my_tool.ts) or pass --tools <dir>");
     }
     if (names.length === 0) return problem("tools folder {0} has no .ts files; write a tool there (an exported, JSDoc-commented function)");
     this.toolFiles = names.map((name) => path.join(this.toolsDir, name));

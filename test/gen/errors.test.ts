@@ -147,9 +147,11 @@ describe("the CLI", () => {
     expect(existsSync(path.join(root, "out"))).toBe(false);
   });
 
-  it("a missing tools folder is a clear message", () => {
+  it("a missing tools folder is a clear message naming a tool file in that very folder", () => {
     const result = run(["--tools", "nowhere"], root);
-    expect(result).toEqual({ code: 1, stdout: "", stderr: "error: tools folder nowhere does not exist; create it with a tool file (tools/my_tool.ts) or pass --tools <dir>\ngen: 1 error; nothing written\n" });
+    expect(result).toEqual({ code: 1, stdout: "", stderr: "error: tools folder nowhere does not exist; create it with a tool file (nowhere/my_tool.ts) or pass --tools <dir>\ngen: 1 error; nothing written\n" });
+    const nested = run(["--tools", "src/agent-tools"], root);
+    expect(nested.stderr).toBe("error: tools folder src/agent-tools does not exist; create it with a tool file (src/agent-tools/my_tool.ts) or pass --tools <dir>\ngen: 1 error; nothing written\n");
   });
 
   it("an empty tools folder is a clear message", () => {
