@@ -9,6 +9,7 @@ import type { TurnRequesterSettings } from "../runtime/model/resending-requester
 import { isOpenAIEndpoint } from "../runtime/model/openai-endpoint.js";
 import { isHttpUrl } from "../shared/http-url.js";
 import { withoutCredentials } from "../runtime/model/url-credentials.js";
+import { malformedProxy } from "../runtime/model/proxies.js";
 
 export const DEFAULT_MODELS: Record<ProviderName, string> = {
   chat: "gpt-4o-mini",
@@ -28,7 +29,10 @@ export interface ProviderSetup {
 
 export type ProviderChoice = { ok: true; setup: ProviderSetup } | { ok: false; error: string };
 
-/** Default: `chat`, except `anthropic` when only ANTHROPIC_API_KEY is set. */
+/**
+ * Default: `chat`, except `anthropic` when only ANTHROPIC_API_KEY is set. The environment is checked here,
+ * before anything starts: the key, the base URL, and the proxy variables (proxies.ts), each a setup error.
+ */
 export function chooseProvider(args: AgentArgs, env: NodeJS.ProcessEnv): ProviderChoice {
   const provider = args.provider ?? (env.ANTHROPIC_API_KEY && !env.OPENAI_API_KEY ? "anthropic" : "chat");
   if (args.thinking !== undefined && provider !== "anthropic") return { ok: false, error: "--thinking is Anthropic's extended thinking: use it with --provider anthropic (for responses, --reasoning-effort)" };
@@ -44,6 +48,9 @@ export function chooseProvider(args: AgentArgs, env: NodeJS.ProcessEnv): Provide
     const example = provider === "anthropic" ? "http://localhost:8080 (without /v1)" : "http://localhost:8080/v1";
     return { ok: false, error: `${baseVariable} must be an http(s) URL of the API root, such as ${example}; got ${JSON.stringify(withoutCredentials(baseURL))}` };
   }
+  // Before any request: undici would fail each one with an invalid URL, retried and blamed on the endpoint.
+  const proxy = malformedProxy(env);
+  if (proxy !== undefined) return { ok: false, error: proxy.message };
   if (args.thinking !== undefined) {
     if (args.thinking < 1024) return { ok: false, error: `--thinking needs a budget of at least 1024 tokens (Anthropic's minimum), got ${args.thinking}` };
     if (args.maxTokens !== undefined && args.maxTokens <= args.thinking) return { ok: false, error: `--max-tokens (${args.maxTokens}) must be more than the --thinking budget (${args.thinking})` };

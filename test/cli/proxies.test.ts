@@ -201,3 +201,75 @@ describe("over HTTPS", () => {
     }
   });
 });
+
+describe("a proxy variable that is not a proxy URL", () => {
+  let server: ScriptedServer;
+  beforeAll(async () => {
+    server = await startScriptedServer({ script: [] });
+  });
+  afterAll(() => server.close());
+
+  /** The whole stderr of a run refused at setup: the one error line, then the usage pointer. */
+  const refused = (line: string) => `error: ${line}\nRun npm run agent -- --help for usage.\n`;
+
+  it("HTTPS_PROXY=127.0.0.1:9 (no scheme): exit 2 before any request, one line naming it and the form expected, no retry", async () => {
+    server.setScript([{ content: "never asked" }]);
+    const run = await agent(server.baseURL, { HTTPS_PROXY: "127.0.0.1:9" });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      refused('HTTPS_PROXY is "127.0.0.1:9", which has no scheme (http:// is not assumed): expected a proxy URL such as http://host:port (http://user:password@host:port for one that asks for credentials). Fix HTTPS_PROXY or unset it.'),
+    );
+    expect(run.stdout).toBe("");
+    expect(server.requests).toEqual([]);
+  });
+
+  it("http_proxy=proxy.corp:8080 with an http endpoint (a host name, which a URL parser takes for a scheme): refused the same way", async () => {
+    const run = await agent(server.baseURL, { http_proxy: "proxy.corp:8080" });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      refused('http_proxy is "proxy.corp:8080", which has no scheme (http:// is not assumed): expected a proxy URL such as http://host:port (http://user:password@host:port for one that asks for credentials). Fix http_proxy or unset it.'),
+    );
+    expect(server.requests).toEqual([]);
+  });
+
+  it("credentials in the value are shown as ***, with or without a scheme", async () => {
+    const withPath = await agent(server.baseURL, { HTTP_PROXY: `http://${USER}:${PASSWORD}@127.0.0.1:9/proxy` });
+    expect(withPath.code).toBe(2);
+    expect(withPath.stderr.split("\n")[0]).toBe(
+      'error: HTTP_PROXY is "http://***@127.0.0.1:9/proxy", which has a path, query or fragment after the host (a proxy URL has none): expected a proxy URL such as http://host:port (http://user:password@host:port for one that asks for credentials). Fix HTTP_PROXY or unset it.',
+    );
+    const schemeless = await agent(server.baseURL, { HTTPS_PROXY: `${USER}:${PASSWORD}@proxy.corp:8080` });
+    expect(schemeless.code).toBe(2);
+    expect(schemeless.stderr.split("\n")[0]).toBe(
+      'error: HTTPS_PROXY is "***@proxy.corp:8080", which has no scheme (http:// is not assumed): expected a proxy URL such as http://host:port (http://user:password@host:port for one that asks for credentials). Fix HTTPS_PROXY or unset it.',
+    );
+    for (const run of [withPath, schemeless]) expect(`${run.stdout}${run.stderr}`).not.toContain(USER);
+    expect(server.requests).toEqual([]);
+  });
+
+  it("a scheme undici does not speak (socks4://) is refused, naming the ones it does", async () => {
+    const run = await agent(server.baseURL, { HTTP_PROXY: "socks4://127.0.0.1:1080" });
+    expect(run.code).toBe(2);
+    expect(run.stderr.split("\n")[0]).toBe(
+      'error: HTTP_PROXY is "socks4://127.0.0.1:1080", whose scheme socks4:// is not one sigloop speaks (http://, https://, socks5://): expected a proxy URL such as http://host:port (http://user:password@host:port for one that asks for credentials). Fix HTTP_PROXY or unset it.',
+    );
+    expect(server.requests).toEqual([]);
+  });
+
+  it("a malformed variable that is not read (the lower-case one is set), or an empty one, is no error", async () => {
+    const proxy = await startProxy();
+    try {
+      server.setScript([{ content: "through the lower-case one" }, { content: "no proxy" }]);
+      const shadowed = await agent(server.baseURL, { http_proxy: proxy.url, HTTP_PROXY: "127.0.0.1:9" });
+      expect(shadowed.stdout).toBe("through the lower-case one\n");
+      expect(shadowed.code).toBe(0);
+      expect(proxy.seen).toHaveLength(1);
+      const empty = await agent(server.baseURL, { HTTP_PROXY: "", HTTPS_PROXY: "" });
+      expect(empty.stdout).toBe("no proxy\n");
+      expect(empty.code).toBe(0);
+      expect(proxy.seen).toHaveLength(1);
+    } finally {
+      await proxy.close();
+    }
+  });
+});

@@ -21,7 +21,8 @@
 import { Readable } from "node:stream";
 import type { Dispatcher } from "undici";
 import type { IncomingHttpHeaders } from "undici/types/header.js";
-import { proxyFailure, proxySettings, refuseRedirectsWithCredentials } from "./proxies.js";
+import { malformedProxy, proxyFailure, proxySettings, refuseRedirectsWithCredentials } from "./proxies.js";
+import { TransportRefusal } from "./transport-refusal.js";
 import { decompressInterceptor, EnvHttpProxyAgent, redirectInterceptor } from "./undici-parts.js";
 
 /**
@@ -38,9 +39,15 @@ let shared: Dispatcher | undefined;
 /**
  * Made at the first request, so that the proxy variables a `.env` file sets count. No timeouts of undici's
  * own: the model client bounds the wait for headers and the body itself (watched-fetch.ts), as a user configured.
+ * A proxy variable that is not a proxy URL fails the request with a `TransportRefusal` naming it (undici
+ * would throw `ERR_INVALID_URL`, blamed on the endpoint); the CLI refuses it before any request
+ * (cli/model-provider.ts), so this is for a program's own use of the library.
  */
 function dispatcher(): Dispatcher {
-  shared ??= new EnvHttpProxyAgent({
+  if (shared !== undefined) return shared;
+  const malformed = malformedProxy(process.env);
+  if (malformed !== undefined) throw new TransportRefusal(`because ${malformed.problem}`, malformed.hint);
+  shared = new EnvHttpProxyAgent({
     ...proxySettings(process.env),
     keepAliveTimeout: IDLE_CONNECTION_MS,
     keepAliveMaxTimeout: IDLE_CONNECTION_MS,
