@@ -152,12 +152,6 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
     });
     reporter.line(toolModeLine(strict, args.strict !== undefined, schemas.schemas, setup.strictReason));
     if (strict && setup.provider === "anthropic") for (const line of anthropicLenientLines(schemas.schemas)) reporter.line(line);
-    const offered = new Set(executor.definitions.map((tool) => tool.function.name));
-    for (const name of new Set(allow)) {
-      if (name !== "*" && !offered.has(name)) {
-        reporter.line(`warning: --allow ${name} names no offered tool (offered: ${[...offered].join(", ") || "none"}); it allows nothing`);
-      }
-    }
     // "On a terminal": questions are typed on stdin and shown on stderr; stdout may go anywhere.
     const onTerminal = io.stdin.isTTY === true && io.stderr.isTTY === true;
     const questions: { questions: Questions; attach?: (rl: Interface) => void } | undefined =
@@ -216,6 +210,8 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
         config: mcpConfig,
         local: executor,
         strict,
+        readOnly: args.readOnly === true,
+        cwd: io.cwd,
         ...(args.mcpTimeoutMs !== undefined ? { startTimeoutMs: args.mcpTimeoutMs } : {}),
         ...(args.toolTimeoutMs !== undefined ? { callTimeoutMs: args.toolTimeoutMs } : {}),
         onServerStderr: (server, line) => stderr.write(`${escapeControls(`[${server}] ${line}`)}\n`),
@@ -228,13 +224,20 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
       }
       mcp = connected.servers;
     }
+    // Checked once the servers' tools are known: `--allow srv__tool` names a tool of theirs.
+    const tools = mcp?.executor ?? executor;
+    const notOffered = [...new Set(allow)].filter((name) => name !== "*" && tools.describe?.(name) === undefined);
+    if (notOffered.length > 0) {
+      const offered = tools.definitions.map((tool) => tool.function.name).join(", ") || "none";
+      for (const name of notOffered) reporter.line(`warning: --allow ${name} names no offered tool (offered: ${offered}); it allows nothing`);
+    }
 
     // The tool modules load and Ajv readies itself before the first tool call, never on it.
     if (io.warmUp === "before-first-request") await executor.warmUp();
     else onceRequestSent(() => void executor.warmUp());
     const agent = createAgent({
       requestTurn,
-      executor: mcp?.executor ?? executor,
+      executor: tools,
       model: args.model ?? (io.env.AGENT_MODEL || DEFAULT_MODELS[setup.provider]),
       systemPrompt: DEFAULT_SYSTEM_PROMPT,
       stream: args.stream,

@@ -149,6 +149,33 @@ describe("every call is checked before it is sent", () => {
     expect(calls).toEqual(["shout"]);
   });
 
+  it("--read-only offers no server tool that needs approval; a call to one is a call to an unknown tool, never sent", async () => {
+    const record = path.join(tempDir(), "record.jsonl");
+    const config = writeConfig({ rec: faultServer("record", record) });
+    fx.server.setScript([
+      { toolCalls: [{ id: "a", name: "rec__free", arguments: '{"a":"x"}' }, { id: "b", name: "rec__shout", arguments: '{"text":"hi"}' }] },
+      { content: "done" },
+    ]);
+    const run = await cli(["--mcp", config, "--read-only", "go"], cliEnv(fx.server.baseURL), []);
+    expect(run.code).toBe(0);
+    expect(offeredTools().map((tool) => tool.function.name)).toEqual(["echo", "fail", "wait_for_abort", "rec__shout"]);
+    expect(toolResults().map((result) => result.content)).toEqual(['There is no tool named "rec__free". Available tools: echo, fail, wait_for_abort, rec__shout.', "HI"]);
+    expect(recorded(record).filter((entry) => entry.call !== undefined).map(({ call }) => call)).toEqual(["shout"]);
+    expect(run.stderr).not.toContain("approval");
+  });
+
+  it("--allow names a server's tool: no warning, and that tool runs without asking", async () => {
+    const record = path.join(tempDir(), "record.jsonl");
+    const config = writeConfig({ rec: faultServer("record", record) });
+    fx.server.setScript([{ toolCalls: [{ id: "a", name: "rec__free", arguments: '{"a":"x"}' }] }, { content: "done" }]);
+    const run = await cli(["--mcp", config, "go"], cliEnv(fx.server.baseURL), ["--allow", "rec__free", "--allow", "rec__fre"]);
+    expect(run.code).toBe(0);
+    expect(toolResults().map((result) => result.content)).toEqual(['{"a":"x"}']);
+    expect(run.stderr.split("\n").filter((line) => line.startsWith("warning: --allow"))).toEqual([
+      "warning: --allow rec__fre names no offered tool (offered: echo, fail, wait_for_abort, rec__shout, rec__free, rec__slow, rec__fails, rec__picture); it allows nothing",
+    ]);
+  });
+
   it("a schema the validator cannot compile makes that tool an error result; the server's other tools work", async () => {
     const config = writeConfig({ broken: faultServer("broken-schema", path.join(tempDir(), "r.jsonl")) });
     fx.server.setScript([{ toolCalls: [{ id: "a", name: "broken__bad", arguments: '{"x":"1"}' }, { id: "b", name: "broken__good", arguments: '{"x":"1"}' }] }, { content: "ok" }]);
@@ -295,6 +322,17 @@ describe("the config file", () => {
     const run = await cli(["--mcp", config, "go"]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`two tools would be offered as rec_x__shout: tool "shout" of MCP server "rec.x" and tool "shout" of MCP server "rec_x"`);
+  });
+
+  it("a stdio server without cwd starts in the folder the agent was run from, not the project's", async () => {
+    const dir = tempDir();
+    writeFileSync(path.join(dir, "a.txt"), "here");
+    const config = writeConfig({ fs: { command: bin("mcp-server-filesystem"), args: ["."] } });
+    fx.server.setScript([{ toolCalls: [{ id: "f", name: "fs__read_text_file", arguments: JSON.stringify({ path: path.join(dir, "a.txt") }) }] }, { content: "ok" }]);
+    const run = await runCliInProcess(["--schemas", fx.schemas, "--no-stream", "--mcp", config, "go"], cliEnv(fx.server.baseURL), dir);
+    fx.outputs.push(run.stdout, run.stderr);
+    expect(run.code).toBe(0);
+    expect(toolResults()[0]?.content).toBe("here");
   });
 
   it("relative cwd resolves against the file's folder", async () => {

@@ -22,6 +22,10 @@ export interface ConnectMcpServersOptions {
   local: ToolExecutor;
   /** Offer the strict form of each server tool that has one (as `createToolExecutor({ strict })`). Default false. */
   strict?: boolean;
+  /** Offer no server tool that needs approval (as `createToolExecutor({ readOnly })`). Default false. */
+  readOnly?: boolean;
+  /** Where a stdio server without its own `cwd` starts: the folder the user ran the command from. Default `process.cwd()`. */
+  cwd?: string;
   /** Each server's start: spawn (or connect), initialize and tools/list. Default 30,000 ms. */
   startTimeoutMs?: number;
   /** Each call, a restart of its server included. Default 60,000 ms. */
@@ -49,12 +53,14 @@ export async function connectMcpServers(options: ConnectMcpServersOptions): Prom
   const set = createMcpToolSet({
     local: options.local,
     strict: options.strict ?? false,
+    readOnly: options.readOnly === true,
     ...(options.callTimeoutMs !== undefined ? { timeoutMs: options.callTimeoutMs } : {}),
     onNotice,
   });
+  const { cwd } = options;
   const connections: ServerConnection[] = options.config.servers.map((config) => {
     const connection: ServerConnection = createServerConnection({
-      config,
+      config: config.type === "stdio" && config.cwd === undefined && cwd !== undefined ? { ...config, cwd } : config,
       clientVersion: packageVersion(),
       onStderrLine: (line) => onServerStderr(config.name, line),
       onWarning: onNotice,

@@ -40,6 +40,8 @@ interface McpToolEntry {
 export interface McpToolSetOptions {
   local: ToolExecutor;
   strict: boolean;
+  /** Leave out every server tool that needs approval, as `createToolExecutor({ readOnly })` does; a call to one reads as a call to an unknown tool. */
+  readOnly?: boolean;
   /** Per call, a restart of its server included. Default 60 s, as for local tools. */
   timeoutMs?: number;
   maxResultChars?: number;
@@ -62,6 +64,8 @@ export function createMcpToolSet(options: McpToolSetOptions): McpToolSet {
   let entries: McpToolEntry[] = [];
   const byName = new Map<string, McpToolEntry>();
   const missing = new Map<string, string>();
+  /** Names left out by `readOnly`: a call to one is answered as a call to a tool that does not exist. */
+  const withheld = new Set<string>();
   const ajvs = new Map<SchemaDialect, Promise<Ajv>>();
   let offered: readonly ToolDefinition[] = local.definitions;
   let sent = false;
@@ -77,6 +81,12 @@ export function createMcpToolSet(options: McpToolSetOptions): McpToolSet {
     const names = new Map<string, ToolOrigin>();
     for (const tool of tools) {
       const name = offeredToolName(server.name, tool.name);
+      const annotations = tool.annotations !== undefined ? annotationsOf(tool.annotations) : undefined;
+      // Left out before the clash check: a tool that is never offered takes no name.
+      if (options.readOnly === true && needsApproval(annotations, "external")) {
+        withheld.add(name);
+        continue;
+      }
       const origin: ToolOrigin = { kind: "mcp", server: server.name, tool: tool.name };
       const earlier = taken(name) ?? names.get(name);
       if (earlier !== undefined) return { ok: false, error: clashMessage(name, earlier, origin) };
@@ -89,7 +99,7 @@ export function createMcpToolSet(options: McpToolSetOptions): McpToolSet {
         tool: tool.name,
         schemas,
         definition: offeredDefinition(name, description, schemas),
-        ...(tool.annotations !== undefined ? { annotations: annotationsOf(tool.annotations) } : {}),
+        ...(annotations !== undefined ? { annotations } : {}),
       });
     }
     return { ok: true, entries: made };
@@ -177,6 +187,7 @@ export function createMcpToolSet(options: McpToolSetOptions): McpToolSet {
 
   function notFound(name: string): ToolOutcome {
     const names = offered.map((tool) => tool.function.name);
+    if (withheld.has(name)) return { status: "unknown_tool", content: unknownToolMessage(name, names, suggestName(name, names)) };
     for (const [server, why] of missing) {
       if (name.startsWith(offeredToolName(server, ""))) return { status: "unknown_tool", content: serverUnavailableMessage(quoteName(name), server, why) };
     }
