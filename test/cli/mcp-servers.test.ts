@@ -130,6 +130,35 @@ describe("every call is checked before it is sent", () => {
     ]);
   });
 
+  it("reads null as absent through $refs into 2020-12 $defs as through draft-07 definitions: the server receives the key left out", async () => {
+    const record = path.join(tempDir(), "record.jsonl");
+    const config = writeConfig({ rec: faultServer("defs", record) });
+    const args = { p: { x: 2, label: null }, path: [{ x: 1, label: null }, { x: 3, label: "c" }], box: { corner: { x: 4, label: null } } };
+    const sent = { p: { x: 2 }, path: [{ x: 1 }, { x: 3, label: "c" }], box: { corner: { x: 4 } } };
+    fx.server.setScript([
+      {
+        toolCalls: [
+          { id: "a", name: "rec__plot", arguments: JSON.stringify(args) },
+          { id: "b", name: "rec__plot07", arguments: JSON.stringify(args) },
+          { id: "c", name: "rec__measure", arguments: '{"size":{"w":5,"unit":null}}' },
+          { id: "d", name: "rec__plot", arguments: '{"p":{"x":null}}' },
+        ],
+      },
+      { content: "done" },
+    ]);
+    const run = await cli(["--mcp", config, "go"]);
+    expect(run.code).toBe(0);
+    const results = toolResults();
+    expect(results.slice(0, 3).map((result) => result.content)).toEqual([JSON.stringify(sent), JSON.stringify(sent), '{"size":{"w":5}}']);
+    expect(results[3]?.content).toContain("- p.x: expected number, got null");
+    const calls = recorded(record).filter((entry) => entry.call !== undefined).map(({ call, arguments: received }) => ({ call, received }));
+    expect(calls).toEqual([
+      { call: "plot", received: sent },
+      { call: "plot07", received: sent },
+      { call: "measure", received: { size: { w: 5 } } },
+    ]);
+  });
+
   it("a server's tool that does not say readOnlyHint needs approval: without a terminal or --allow it is refused and never sent", async () => {
     const record = path.join(tempDir(), "record.jsonl");
     const config = writeConfig({ rec: faultServer("record", record) });
@@ -268,6 +297,23 @@ describe("strict mode", () => {
     expect(run.stderr).toContain('mcp: tool "rec__free" is offered with strict: false in strict mode');
     expect(fx.server.requests.flatMap((request) => request.violations)).toEqual([]);
     expect(toolResults()[0]?.content).toBe("HI");
+  });
+});
+
+describe("strict mode with $defs", () => {
+  it("offers a $defs tool's optional members as required and nullable, and a strict call that skips them reaches the server without them", async () => {
+    const record = path.join(tempDir(), "record.jsonl");
+    const config = writeConfig({ rec: faultServer("defs", record) });
+    const args = { p: { x: 2, label: null }, path: [{ x: 1, label: null }], box: null };
+    fx.server.setScript([{ toolCalls: [{ id: "a", name: "rec__plot", arguments: JSON.stringify(args) }] }, { content: "ok" }]);
+    const run = await cli(["--mcp", config, "--strict", "go"]);
+    expect(run.code).toBe(0);
+    const plot = offeredTools().find((tool) => tool.function.name === "rec__plot");
+    expect(plot?.function.strict).toBe(true);
+    expect(plot?.function.parameters).toMatchObject({ required: ["p", "path", "box"], definitions: { pt: { required: ["x", "label"], properties: { label: { type: ["string", "null"] } } } } });
+    expect(fx.server.requests.flatMap((request) => request.violations)).toEqual([]);
+    expect(toolResults()[0]?.content).toBe('{"p":{"x":2},"path":[{"x":1}]}');
+    expect(recorded(record).filter((entry) => entry.call !== undefined).map((entry) => entry.arguments)).toEqual([{ p: { x: 2 }, path: [{ x: 1 }] }]);
   });
 });
 

@@ -10,8 +10,14 @@
  * any depth the schema leads to without ambiguity: through `properties`, `additionalProperties`, `items`,
  * `$ref`, and through an `anyOf`/`oneOf` only when exactly one branch fits the value's shape (its JSON type,
  * its keys, the `const` of its required members). Where it is ambiguous nothing is touched.
+ *
+ * A `$ref` is a local JSON pointer into the parameters schema, resolved as Ajv resolves it: draft-07's
+ * `#/definitions/Name` (what gen writes), 2020-12's `#/$defs/Name` (MCP's default), a pointer deeper in
+ * (`#/$defs/a/properties/b`, `~0`/`~1` and percent escapes decoded) and `#`, the whole schema. Any other
+ * `$ref` (another document, an anchor) leads nowhere: nothing below it is touched.
  */
 import type { JsonSchema, JsonValue, ParametersSchema } from "../../shared/schemas-file.js";
+import { resolveLocalRef } from "./describe-json.js";
 
 /** Arguments are untrusted: deeper than this, nothing is looked at (the validator still judges it all). */
 const MAX_DEPTH = 200;
@@ -24,19 +30,18 @@ function isSchema(value: JsonValue | undefined): value is JsonSchema {
 
 /** Deletes, in place, every `null` the schema marks as an optional member (see the module comment). */
 export function dropOptionalNulls(args: Record<string, unknown>, parameters: ParametersSchema): void {
-  const definitions = isSchema(parameters.definitions) ? parameters.definitions : {};
-  visit(args, parameters, definitions, 0);
+  visit(args, parameters, parameters, 0);
 }
 
-function visit(value: unknown, schema: JsonSchema, definitions: JsonSchema, depth: number): void {
+function visit(value: unknown, schema: JsonSchema, root: JsonSchema, depth: number): void {
   if (depth > MAX_DEPTH || typeof value !== "object" || value === null) return;
-  const chosen = choose(value, resolve(schema, definitions), definitions);
+  const chosen = choose(value, resolve(schema, root), root);
   if (chosen === undefined) return;
   if (Array.isArray(value)) {
     const items = chosen.items;
     value.forEach((item, index) => {
       const itemSchema = Array.isArray(items) ? items[index] : items;
-      if (isSchema(itemSchema)) visit(item, itemSchema, definitions, depth + 1);
+      if (isSchema(itemSchema)) visit(item, itemSchema, root, depth + 1);
     });
     return;
   }
@@ -46,28 +51,38 @@ function visit(value: unknown, schema: JsonSchema, definitions: JsonSchema, dept
   for (const key of Object.keys(record)) {
     const member = Object.hasOwn(properties, key) ? properties[key] : chosen.additionalProperties;
     if (record[key] === null && Object.hasOwn(properties, key) && !required.includes(key)) delete record[key];
-    else if (isSchema(member)) visit(record[key], member, definitions, depth + 1);
+    else if (isSchema(member)) visit(record[key], member, root, depth + 1);
   }
 }
 
-function resolve(schema: JsonSchema, definitions: JsonSchema): JsonSchema | undefined {
+function resolve(schema: JsonSchema, root: JsonSchema): JsonSchema | undefined {
   let current: JsonSchema | undefined = schema;
   for (let hops = 0; current !== undefined && typeof current.$ref === "string"; hops++) {
     if (hops >= MAX_REF_HOPS) return undefined;
-    const target: JsonValue | undefined = definitions[decodeURIComponent(current.$ref.slice(current.$ref.lastIndexOf("/") + 1))];
+    const target = refTarget(root, current.$ref);
     current = isSchema(target) ? target : undefined;
   }
   return current;
 }
 
+/** What a local `$ref` points at in the parameters schema; `undefined` for any other (or a malformed escape). */
+function refTarget(root: JsonSchema, ref: string): JsonValue | undefined {
+  if (ref === "#") return root;
+  try {
+    return resolveLocalRef(root, ref);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The one schema that describes this object or array: the schema itself, or the only union branch that fits. */
-function choose(value: object, schema: JsonSchema | undefined, definitions: JsonSchema): JsonSchema | undefined {
+function choose(value: object, schema: JsonSchema | undefined, root: JsonSchema): JsonSchema | undefined {
   if (schema === undefined) return undefined;
   const branches = Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : undefined;
   if (branches === undefined) return schema;
   const fitting = branches
     .filter(isSchema)
-    .map((branch) => choose(value, resolve(branch, definitions), definitions))
+    .map((branch) => choose(value, resolve(branch, root), root))
     .filter((branch): branch is JsonSchema => branch !== undefined && fits(value, branch));
   return fitting.length === 1 ? fitting[0] : undefined;
 }

@@ -75,6 +75,14 @@ const optionalMembers: ParametersSchema = {
   },
 };
 
+/** A draft-07 schema as 2020-12 writes it: `definitions` as `$defs`, with the `$ref`s into it. */
+function asDefs(schema: ParametersSchema): ParametersSchema {
+  const renamed = JSON.parse(JSON.stringify(schema).replaceAll('"#/definitions/', '"#/$defs/')) as ParametersSchema;
+  renamed.$defs = renamed.definitions!;
+  delete renamed.definitions;
+  return renamed;
+}
+
 function dropped(args: Record<string, unknown>, schema: ParametersSchema = optionalMembers): Record<string, unknown> {
   dropOptionalNulls(args, schema);
   return args;
@@ -86,6 +94,72 @@ describe("dropOptionalNulls", () => {
     expect(dropped({ top: "t", list: [{ id: "1", note: null }, { id: null }] })).toEqual({ top: "t", list: [{ id: "1" }, { id: null }] });
     expect(dropped({ top: "t", pair: ["a", { id: "1", note: null }] })).toEqual({ top: "t", pair: ["a", { id: "1" }] });
     expect(dropped({ top: "t", record: { k: { id: "1", note: null } } })).toEqual({ top: "t", record: { k: { id: "1" } } });
+  });
+
+  const point = (defs: "definitions" | "$defs"): ParametersSchema => ({
+    type: "object",
+    [defs]: {
+      pt: { type: "object", properties: { x: { type: "number" }, label: { type: "string" } }, required: ["x"] },
+      box: { type: "object", properties: { corner: { $ref: `#/${defs}/pt` }, note: { type: "string" } }, required: ["corner"] },
+      alias: { $ref: `#/${defs}/box` },
+    },
+    properties: {
+      p: { $ref: `#/${defs}/pt` },
+      path: { type: "array", items: { $ref: `#/${defs}/pt` } },
+      box: { $ref: `#/${defs}/box` },
+      aliased: { $ref: `#/${defs}/alias` },
+      either: { anyOf: [{ $ref: `#/${defs}/pt` }, { type: "string" }] },
+    },
+    required: ["p"],
+  });
+
+  test.each(["$defs", "definitions"] as const)("follows a $ref into %s: one level, two levels, an array's items, an alias, a union branch", (defs) => {
+    const schema = point(defs);
+    expect(dropped({ p: { x: 2, label: null } }, schema)).toEqual({ p: { x: 2 } });
+    expect(dropped({ p: { x: null, label: null } }, schema)).toEqual({ p: { x: null } });
+    expect(dropped({ p: { x: 1 }, box: { corner: { x: 2, label: null }, note: null } }, schema)).toEqual({ p: { x: 1 }, box: { corner: { x: 2 } } });
+    expect(dropped({ p: { x: 1 }, path: [{ x: 1, label: null }, { x: 2, label: "b" }, { x: null }] }, schema)).toEqual({ p: { x: 1 }, path: [{ x: 1 }, { x: 2, label: "b" }, { x: null }] });
+    expect(dropped({ p: { x: 1 }, aliased: { corner: { x: 3, label: null }, note: null } }, schema)).toEqual({ p: { x: 1 }, aliased: { corner: { x: 3 } } });
+    expect(dropped({ p: { x: 1 }, either: { x: 4, label: null } }, schema)).toEqual({ p: { x: 1 }, either: { x: 4 } });
+  });
+
+  test("a $ref is a JSON pointer: into a definition's members, with ~0, ~1 and percent escapes, and # for the whole schema", () => {
+    const schema: ParametersSchema = {
+      type: "object",
+      $defs: {
+        box: { type: "object", properties: { size: { type: "object", properties: { w: { type: "number" }, unit: { type: "string" } }, required: ["w"] } } },
+        "a/b~c d": { type: "object", properties: { n: { type: "string" } } },
+        // What the last segment alone would name: a pointer deeper in must not land here.
+        size: { type: "object", properties: { w: { type: "number" }, unit: { type: "string" } }, required: ["w", "unit"] },
+      },
+      properties: {
+        size: { $ref: "#/$defs/box/properties/size" },
+        odd: { $ref: "#/$defs/a~1b~0c%20d" },
+        again: { $ref: "#" },
+        name: { type: "string" },
+      },
+      required: [],
+    };
+    expect(dropped({ size: { w: 1, unit: null } }, schema)).toEqual({ size: { w: 1 } });
+    expect(dropped({ odd: { n: null } }, schema)).toEqual({ odd: {} });
+    expect(dropped({ again: { name: null, again: { size: { w: 1, unit: null } } } }, schema)).toEqual({ again: { again: { size: { w: 1 } } } });
+  });
+
+  test("a $ref that leads nowhere (another document, an anchor, a missing name, a bad escape) touches nothing below it", () => {
+    const schema: ParametersSchema = {
+      type: "object",
+      $defs: { pt: { type: "object", properties: { label: { type: "string" } } } },
+      properties: {
+        a: { $ref: "other.json#/$defs/pt" },
+        b: { $ref: "#pt" },
+        c: { $ref: "#/$defs/missing" },
+        d: { $ref: "#/$defs/%E0%A4%A" },
+        e: { $ref: "#/$defs/pt/properties/label/nothing" },
+      },
+      required: [],
+    };
+    const args = { a: { label: null }, b: { label: null }, c: { label: null }, d: { label: null }, e: { label: null } };
+    expect(dropped(structuredClone(args), schema)).toEqual(args);
   });
 
   test("goes into a union only through the one branch the value fits", () => {
@@ -123,16 +197,21 @@ describe("dropOptionalNulls", () => {
         fc.dictionary(fc.constantFrom("top", "nested", "a", "b", "list", "id", "note", "shape", "kind", "r", "side", "either", "x", "y", "record", "__proto__", "constructor"), tie("v"), { maxKeys: 5 }),
       ),
     })).v;
+    const withDefs = asDefs(optionalMembers);
     fc.assert(fc.property(fc.dictionary(fc.constantFrom(...Object.keys(optionalMembers.properties), "__proto__"), value, { maxKeys: 6 }), (args) => {
       const before = structuredClone(args);
+      // The same schema written with 2020-12's `$defs` drops exactly what the draft-07 form drops.
+      const inDefs = structuredClone(args);
       dropOptionalNulls(args, optionalMembers);
       expect(onlyNullsRemoved(before, args)).toBe(true);
+      dropOptionalNulls(inDefs, withDefs);
+      expect(inDefs).toEqual(args);
       const once = structuredClone(args);
       dropOptionalNulls(args, optionalMembers);
       expect(args).toEqual(once);
       expect(Object.getPrototypeOf({})).toBe(Object.prototype);
       expect(({} as JsonSchema).polluted).toBeUndefined();
-    }), { numRuns: 300, seed: 8 });
+    }), { numRuns: 300, seed: 8, examples: [[{ top: "t", list: [{ id: "1", note: null }] }]] });
   });
 });
 
