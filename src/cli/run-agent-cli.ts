@@ -307,7 +307,9 @@ function loadHistory(args: AgentArgs, fromUser: (file: string) => string, stderr
     // Locked before it is checked, so that two runs starting on one new file cannot both find it empty.
     const locking = lockOrExplain(transcript, true);
     if (!locking.ok) return locking;
-    if (statSync(transcript).size > 0) {
+    const size = sizeOrProblem(transcript, locking.failure);
+    if (typeof size === "string") return { ok: false, error: size };
+    if (size > 0) {
       locking.lock?.release();
       return { ok: false, error: `the transcript ${transcript} already holds a conversation. Continue it with --resume ${args.transcript}, or choose a new file.` };
     }
@@ -330,17 +332,51 @@ function loadHistory(args: AgentArgs, fromUser: (file: string) => string, stderr
 
 /**
  * The transcript's lock, or why not: in use by another run. A file that cannot be opened gets no lock
- * here; reading or writing it then says what is wrong, as before.
+ * here (`failure` holds the error); reading or writing it then says what is wrong, as before.
  */
-function lockOrExplain(file: string, create: boolean): { ok: true; lock?: TranscriptLock } | { ok: false; error: string } {
+function lockOrExplain(file: string, create: boolean): { ok: true; lock?: TranscriptLock; failure?: unknown } | { ok: false; error: string } {
   let locking: ReturnType<typeof lockTranscript>;
   try {
     locking = lockTranscript(file, create);
-  } catch {
-    return { ok: true };
+  } catch (error) {
+    return { ok: true, failure: error };
   }
   return locking.ok ? { ok: true, lock: locking.lock } : { ok: false, error: locking.error };
 }
+
+/**
+ * The size of the new transcript, or why it cannot be written: a run must not send a request it cannot
+ * record. When nothing was created, the lock's open says best why (EACCES where a later stat says ENOENT).
+ */
+function sizeOrProblem(file: string, openFailure: unknown): number | string {
+  try {
+    return statSync(file).size;
+  } catch (error) {
+    return cannotWriteTranscript(file, openFailure ?? error);
+  }
+}
+
+/** E.g. `cannot write the transcript /tmp/a/t.jsonl: its folder does not exist (ENOENT)`. */
+function cannotWriteTranscript(file: string, error: unknown): string {
+  // Swapped for a FIFO or device since it was checked: said as that check says it.
+  if (error instanceof NotRegularFileError) return `${error.message} (--transcript): give the path of a new file`;
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const why = code === undefined ? undefined : FILE_PROBLEMS[code];
+  if (why !== undefined) return `cannot write the transcript ${file}: ${why} (${code})`;
+  return `cannot write the transcript ${file} (${code ?? (error instanceof Error ? error.message : String(error))})`;
+}
+
+/** What an `open(…, O_CREAT)` error means for the file, in words. */
+const FILE_PROBLEMS: Readonly<Record<string, string>> = {
+  ENOENT: "its folder does not exist",
+  ENOTDIR: "a part of its path is a file, not a folder",
+  EACCES: "permission denied",
+  EPERM: "permission denied",
+  EROFS: "the file system is read-only",
+  ENOSPC: "the disk is full",
+  ENAMETOOLONG: "its name is too long",
+  ELOOP: "its path has too many symbolic links",
+};
 
 /** The chat's questions: they go through its readline, which exists once the chat starts. */
 function deferredQuestions(): { questions: Questions; attach(rl: Interface): void } {
