@@ -3,8 +3,9 @@
  * servers started from node_modules/.bin (server-everything, server-filesystem) and the project's own
  * fault servers (test/fixtures/mcp-servers/fault-server.mjs), which record what they receive.
  */
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
+import { createServer as createHttpServer } from "node:http";
 import { createServer } from "node:net";
 import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -217,7 +218,7 @@ describe("every call is checked before it is sent", () => {
 });
 
 describe("lifecycle", () => {
-  it("a server that exits mid-call: that call says it stopped, the next call starts it once more", async () => {
+  it("a server that exits mid-call: that call says it stopped, the next call starts it once more; after the second stop it stays out", async () => {
     const record = path.join(tempDir(), "record.jsonl");
     const config = writeConfig({ flaky: faultServer("exit-mid-call", record) });
     fx.server.setScript([
@@ -232,7 +233,7 @@ describe("lifecycle", () => {
     expect(toolResults().map((result) => result.content)).toEqual([
       'The tool flaky__crash has no result: its MCP server "flaky" stopped during the call. It may or may not have run; the next call starts the server again.',
       "ok ran",
-      'The tool flaky__crash has no result: its MCP server "flaky" stopped during the call. It may or may not have run; the next call starts the server again.',
+      'The tool flaky__crash has no result: its MCP server "flaky" stopped during the call. It may or may not have run; it has now stopped twice, so it stays out for the rest of the run. Do without its tools or tell the user.',
       'The tool flaky__ok is not available: its MCP server "flaky" is not running (it stopped twice during this run), so it was not run. Do without it or tell the user.',
     ]);
     const pids = new Set(recorded(record).map((entry) => entry.pid));
@@ -350,6 +351,19 @@ describe("the config file", () => {
     });
   }
 
+  it("refuses a directory or a FIFO as FILE, in the words --transcript and --resume use (exit 2)", async () => {
+    const dir = tempDir();
+    const fifo = path.join(dir, "mcp.fifo");
+    execFileSync("mkfifo", [fifo]);
+    const before = fx.server.requests.length;
+    for (const [file, kind] of [[dir, "a directory"], [fifo, "a FIFO (named pipe)"]] as const) {
+      const run = await cli(["--mcp", file, "go"]);
+      expect(run.code).toBe(2);
+      expect(run.stderr.split("\n")[0]).toBe(`error: --mcp ${file} is ${kind}, not a regular file; give the path of the JSON file with "mcpServers"`);
+    }
+    expect(fx.server.requests.length).toBe(before);
+  });
+
   it("skips a disabled server and warns once per key it does not use", async () => {
     const record = path.join(tempDir(), "r.jsonl");
     const config = writeConfig({ off: { ...faultServer("record", record), disabled: true }, rec: { ...faultServer("record", record), autoApprove: [], timeout: 5 } }, { globalShortcut: "x" });
@@ -391,6 +405,68 @@ describe("the config file", () => {
     const run = await cli(["--mcp", file, "go"]);
     expect(run.code).toBe(0);
     expect(toolResults()[0]?.content).toBe("A");
+  });
+});
+
+describe("why a server did not start, in words", () => {
+  /** The one `left out` line of a run with `servers`, whose model answers at once. */
+  async function leftOutLine(servers: Record<string, unknown>): Promise<string | undefined> {
+    fx.server.setScript([{ content: "ok" }]);
+    const run = await cli(["--mcp", writeConfig(servers), "go"]);
+    expect(run.code).toBe(0);
+    const lines = run.stderr.split("\n").filter((line) => line.includes("is left out"));
+    expect(lines).toHaveLength(1);
+    return lines[0];
+  }
+
+  // PERL_… in the server's env makes it start `detached`, without the perl launcher: both report the same.
+  for (const [launcher, env] of [["the perl launcher", {}], ["detached", { PERL_SIGLOOP_TEST: "1" }]] as const) {
+    it(`a stdio server whose cwd is missing or a file says so, not that its command was not found (${launcher})`, async () => {
+      const dir = tempDir();
+      const record = path.join(dir, "r.jsonl");
+      const missing = path.join(dir, "nonexistent-dir");
+      const file = path.join(dir, "a-file");
+      writeFileSync(file, "");
+      expect(await leftOutLine({ x: { ...faultServer("record", record, env), cwd: missing } })).toBe(`mcp: server "x" is left out: its "cwd" folder ${missing} does not exist (ENOENT)`);
+      expect(await leftOutLine({ x: { ...faultServer("record", record, env), cwd: file } })).toBe(`mcp: server "x" is left out: its "cwd" ${file} is a file, not a folder (ENOTDIR)`);
+      expect(await leftOutLine({ x: { ...faultServer("record", record, env), cwd: path.join(file, "sub") } })).toBe(`mcp: server "x" is left out: its "cwd" ${path.join(file, "sub")} goes through a file as if it were a folder (ENOTDIR)`);
+      // With the folder there, a missing command is still said to be one.
+      expect(await leftOutLine({ x: { command: path.join(dir, "no-such-program"), env, cwd: dir } })).toBe(`mcp: server "x" is left out: its command was not found (ENOENT)`);
+    });
+  }
+
+  async function freePort(): Promise<number> {
+    return new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, "127.0.0.1", () => {
+        const { port } = probe.address() as { port: number };
+        probe.close(() => resolve(port));
+      });
+    });
+  }
+
+  it("an http server that refuses the connection: the cause, not just `fetch failed`", async () => {
+    const port = await freePort();
+    expect(await leftOutLine({ remote: { url: `http://127.0.0.1:${port}/mcp` } })).toBe(
+      `mcp: server "remote" is left out: it could not be reached: connection refused (ECONNREFUSED); check that the server is running at its "url"`,
+    );
+  });
+
+  it("an http server that answers an error status: the status in words, what it said, what to check", async () => {
+    const answers: Record<string, [number, string]> = { "/mcp-401": [401, "missing token"], "/mcp-404": [404, ""], "/mcp-500": [500, "  database\n down "] };
+    const http = createHttpServer((request, response) => {
+      const [status, body] = answers[request.url ?? ""] ?? [400, "?"];
+      response.writeHead(status, { "content-type": "text/plain" }).end(body);
+    });
+    const port = await new Promise<number>((resolve) => http.listen(0, "127.0.0.1", () => resolve((http.address() as { port: number }).port)));
+    try {
+      const at = (route: string) => ({ remote: { url: `http://127.0.0.1:${port}${route}` } });
+      expect(await leftOutLine(at("/mcp-401"))).toBe(`mcp: server "remote" is left out: it answered HTTP 401 Unauthorized (missing token); check its "headers" (the credentials it takes)`);
+      expect(await leftOutLine(at("/mcp-404"))).toBe(`mcp: server "remote" is left out: it answered HTTP 404 Not Found; check its "url": it must be the server's MCP endpoint`);
+      expect(await leftOutLine(at("/mcp-500"))).toBe(`mcp: server "remote" is left out: it answered HTTP 500 Internal Server Error (database down)`);
+    } finally {
+      http.closeAllConnections();
+      await new Promise((resolve) => http.close(resolve));
+    }
   });
 });
 

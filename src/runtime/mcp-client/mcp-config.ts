@@ -8,7 +8,7 @@
  */
 import path from "node:path";
 import { isHttpUrl } from "../../shared/http-url.js";
-import { readRegularFile } from "../workspace/regular-file.js";
+import { NotRegularFileError, readRegularFile } from "../workspace/regular-file.js";
 import { expandVariables } from "./expand-variables.js";
 
 export interface StdioServerConfig {
@@ -50,6 +50,8 @@ export function readMcpConfig(file: string, env: NodeJS.ProcessEnv): McpConfigRe
   try {
     text = readRegularFile(file);
   } catch (error) {
+    // Worded as --transcript, --resume and --schemas word it: `mcp.json is a directory, not a regular file`.
+    if (error instanceof NotRegularFileError) return { ok: false, error: `${error.message}; give the path of the JSON file with "mcpServers"` };
     const code = (error as NodeJS.ErrnoException).code;
     const why = code === "ENOENT" ? "it does not exist" : code !== undefined ? `it could not be read (${code})` : (error as Error).message;
     return { ok: false, error: `${file}: ${why}` };

@@ -14,8 +14,12 @@ export function notOfferedMessage(tool: string, server: string, available: reado
   return `The tool ${JSON.stringify(shorten(tool, 100))} is not available: the MCP server ${JSON.stringify(server)} does not offer it in this run. Available tools: ${available.length === 0 ? "none" : available.join(", ")}.`;
 }
 
-export function serverStoppedMessage(tool: string, server: string): string {
-  return `The tool ${tool} has no result: its MCP server ${JSON.stringify(server)} stopped during the call. It may or may not have run; the next call starts the server again.`;
+/** `restarts`: whether the next call starts the server again (one restart per server per run). */
+export function serverStoppedMessage(tool: string, server: string, restarts: boolean): string {
+  const next = restarts
+    ? "the next call starts the server again."
+    : "it has now stopped twice, so it stays out for the rest of the run. Do without its tools or tell the user.";
+  return `The tool ${tool} has no result: its MCP server ${JSON.stringify(server)} stopped during the call. It may or may not have run; ${next}`;
 }
 
 export function serverRefusedMessage(tool: string, server: string, message: string): string {

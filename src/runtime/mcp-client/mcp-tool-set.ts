@@ -175,7 +175,7 @@ export function createMcpToolSet(options: McpToolSetOptions): McpToolSet {
       case "unavailable":
         return { status: "tool_error", content: serverUnavailableMessage(name, server, outcome.why) };
       case "stopped":
-        return { status: "tool_error", content: serverStoppedMessage(name, server) };
+        return { status: "tool_error", content: serverStoppedMessage(name, server, outcome.restarts) };
       case "timeout":
         return { status: "timeout", content: timeoutMessage(name, timeoutMs) };
       case "aborted":

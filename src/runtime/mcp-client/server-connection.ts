@@ -4,13 +4,15 @@
  * calls bounded by their own limit, an abort sending `notifications/cancelled` (the SDK's); a server that
  * stops mid-run is started once more by the next call, inside that call's time, and after a second
  * failure stays out for the rest of the run. `notifications/tools/list_changed` lists the tools again.
- * No client capabilities are declared (no roots, sampling or elicitation). Never throws to its caller.
+ * No client capabilities are declared (no roots, sampling or elicitation). A start that fails says why
+ * in words (a missing command or `cwd`, the connection's error, the HTTP status). Never throws to its caller.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError, ToolListChangedNotificationSchema, type Progress, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "./mcp-config.js";
+import { describeError, startFailure } from "./server-errors.js";
 import { ProcessGroupTransport } from "./process-group-transport.js";
 
 /** `tools/list` pages followed before the rest is left out (with a warning): a server that pages forever cannot hold the start. */
@@ -23,7 +25,8 @@ export type StartResult = { ok: true; tools: ServerTool[] } | { ok: false; why: 
 export type CallOutcome =
   | { kind: "result"; result: Record<string, unknown> }
   | { kind: "unavailable"; why: string }
-  | { kind: "stopped" }
+  /** `restarts`: whether the next call starts the server again (false once its one restart is used). */
+  | { kind: "stopped"; restarts: boolean }
   | { kind: "timeout" }
   | { kind: "aborted" }
   | { kind: "error"; message: string };
@@ -115,7 +118,7 @@ export function createServerConnection(options: ServerConnectionOptions): Server
       await currentTransport.close().catch(() => undefined);
       if (client === current) client = undefined;
       const timedOut = signal.aborted && outer?.aborted !== true;
-      return { ok: false, why: timedOut ? `it did not finish starting within ${timeoutMs} ms` : startFailure(error) };
+      return { ok: false, why: timedOut ? `it did not finish starting within ${timeoutMs} ms` : startFailure(error, config) };
     }
   }
 
@@ -174,7 +177,7 @@ export function createServerConnection(options: ServerConnectionOptions): Server
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return { kind: "timeout" };
       if ((error instanceof McpError && error.code === ErrorCode.ConnectionClosed) || state === "stopped") {
         if (client === current) state = "stopped";
-        return { kind: "stopped" };
+        return { kind: "stopped", restarts: restartsLeft > 0 };
       }
       return { kind: "error", message: describeError(error) };
     } finally {
@@ -227,17 +230,4 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
       },
     );
   });
-}
-
-function startFailure(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (code === "ENOENT") return "its command was not found (ENOENT)";
-  if (code === "EACCES") return "its command cannot be run (EACCES)";
-  if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) return "it closed the connection before it was ready";
-  return describeError(error);
-}
-
-function describeError(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return String(error);
 }
