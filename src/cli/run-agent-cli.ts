@@ -22,7 +22,8 @@ import { escapeControls } from "./terminal-safe.js";
 import { openTranscript, readTranscript, type TranscriptWriter } from "../runtime/loop/transcript.js";
 import { lockTranscript, type TranscriptLock } from "../runtime/loop/transcript-lock.js";
 import { createAnswerOutput, type OutputStream } from "./answer-output.js";
-import { nonRegularFileProblem, NotRegularFileError } from "../runtime/workspace/regular-file.js";
+import { nonRegularFileProblem } from "../runtime/workspace/regular-file.js";
+import { cannotWriteMessage } from "./cannot-write.js";
 import { commandLine } from "../shared/package-layout.js";
 import { runInteractive } from "./interactive.js";
 import { AGENT_USAGE, parseAgentArgs, type AgentArgs } from "./parse-agent-args.js";
@@ -174,7 +175,7 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
       try {
         cassette = openCassette(file, mask.scrub);
       } catch (error) {
-        return usageError(`cannot write the cassette ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+        return usageError(cannotWriteMessage("cassette", file, error));
       }
     }
     const requestTurn = await providerRequester(setup, args, {
@@ -196,8 +197,7 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
         transcript = openTranscript(transcriptFile, { redact: mask.scrub });
       } catch (error) {
         progress.flush();
-        if (error instanceof NotRegularFileError) return usageError(`cannot write the transcript: ${error.message}`);
-        return usageError(`cannot write the transcript ${transcriptFile} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+        return usageError(cannotWriteMessage("transcript", transcriptFile, error));
       }
     }
 
@@ -352,31 +352,9 @@ function sizeOrProblem(file: string, openFailure: unknown): number | string {
   try {
     return statSync(file).size;
   } catch (error) {
-    return cannotWriteTranscript(file, openFailure ?? error);
+    return cannotWriteMessage("transcript", file, openFailure ?? error);
   }
 }
-
-/** E.g. `cannot write the transcript /tmp/a/t.jsonl: its folder does not exist (ENOENT)`. */
-function cannotWriteTranscript(file: string, error: unknown): string {
-  // Swapped for a FIFO or device since it was checked: said as that check says it.
-  if (error instanceof NotRegularFileError) return `${error.message} (--transcript): give the path of a new file`;
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  const why = code === undefined ? undefined : FILE_PROBLEMS[code];
-  if (why !== undefined) return `cannot write the transcript ${file}: ${why} (${code})`;
-  return `cannot write the transcript ${file} (${code ?? (error instanceof Error ? error.message : String(error))})`;
-}
-
-/** What an `open(…, O_CREAT)` error means for the file, in words. */
-const FILE_PROBLEMS: Readonly<Record<string, string>> = {
-  ENOENT: "its folder does not exist",
-  ENOTDIR: "a part of its path is a file, not a folder",
-  EACCES: "permission denied",
-  EPERM: "permission denied",
-  EROFS: "the file system is read-only",
-  ENOSPC: "the disk is full",
-  ENAMETOOLONG: "its name is too long",
-  ELOOP: "its path has too many symbolic links",
-};
 
 /** The chat's questions: they go through its readline, which exists once the chat starts. */
 function deferredQuestions(): { questions: Questions; attach(rl: Interface): void } {

@@ -1,8 +1,7 @@
 /**
- * `--transcript` at a path where no file can be created (its folder missing, a part of its path a file):
- * exit 2 with the file and the cause in words, before any request is sent, never the internal-error
- * exit 70 a failed `stat` of the file that was never created used to give. Run as real processes, since
- * what is checked is the exit code the user sees.
+ * `--transcript` or `--record` at a path where no file can be created (its folder missing, a part of its
+ * path a file): exit 2 with the file and the cause in words, before any request is sent, never the
+ * internal-error exit 70. Run as real processes, since what is checked is the exit code the user sees.
  */
 import { writeFileSync } from "node:fs";
 import path from "node:path";
@@ -12,8 +11,8 @@ import { cliEnv, spawnCli, tempDir, useCliFixture } from "./support.js";
 
 const fx = useCliFixture();
 
-describe("--transcript where no file can be created: exit 2, the cause in words, no request sent", () => {
-  it("a missing folder (ENOENT) and a path through a file (ENOTDIR)", async () => {
+describe("a transcript or cassette where no file can be created: exit 2, the cause in words, no request sent", () => {
+  it.each([["--transcript", "transcript"], ["--record", "cassette"]])("%s: a missing folder (ENOENT) and a path through a file (ENOTDIR)", async (flag, what) => {
     const dir = tempDir();
     const file = path.join(dir, "file.txt");
     writeFileSync(file, "");
@@ -23,12 +22,12 @@ describe("--transcript where no file can be created: exit 2, the cause in words,
     ] as const;
     fx.server.setScript([{ content: "never sent" }]);
     const before = fx.server.requests.length;
-    const runs = await Promise.all(cases.map(([transcript]) => spawnCli(["--schemas", fx.schemas, "--transcript", transcript, "hi"], cliEnv(fx.server.baseURL)).done));
+    const runs = await Promise.all(cases.map(([transcript]) => spawnCli(["--schemas", fx.schemas, flag, transcript, "hi"], cliEnv(fx.server.baseURL)).done));
     for (const [index, [transcript, cause]] of cases.entries()) {
       const run = runs[index]!;
       fx.outputs.push(run.stdout, run.stderr);
       expect(run, run.stderr).toMatchObject({ code: 2, stdout: "" });
-      expect(run.stderr).toBe(`error: cannot write the transcript ${transcript}: ${cause}\nRun ${commandLine("agent", "--help")} for usage.\n`);
+      expect(run.stderr).toBe(`error: cannot write the ${what} ${transcript}: ${cause}\nRun ${commandLine("agent", "--help")} for usage.\n`);
     }
     expect(fx.server.requests).toHaveLength(before);
   }, 30_000);
