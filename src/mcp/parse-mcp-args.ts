@@ -10,6 +10,7 @@ import { helpRequested, unknownFlag, type FlagTable } from "../shared/command-fl
 import { commandLine, compiled } from "../shared/package-layout.js";
 import { MAX_TIMER_MS } from "../shared/timer-limit.js";
 import { parseListenAddress, type ListenAddress } from "./http/listen-address.js";
+import { withoutCredentials } from "../runtime/model/url-credentials.js";
 
 export interface HttpArgs {
   listen: ListenAddress;
@@ -154,7 +155,13 @@ export function parseMcpArgs(argv: readonly string[]): Parsed {
   if (jwt.some((value) => value !== undefined) && jwt.some((value) => value === undefined)) {
     return { ok: false, error: "JWTs are checked against all three of --jwks-url, --issuer and --audience: give the three together" };
   }
-  if (jwksUrl !== undefined && !/^https?:\/\//i.test(jwksUrl)) return { ok: false, error: `--jwks-url needs an http:// or https:// URL, got ${JSON.stringify(jwksUrl)}` };
+  if (jwksUrl !== undefined && (!/^https?:\/\//i.test(jwksUrl) || !URL.canParse(jwksUrl))) return { ok: false, error: `--jwks-url needs an http:// or https:// URL, got ${JSON.stringify(withoutCredentials(jwksUrl))}` };
+  const parsedJwksUrl = jwksUrl !== undefined ? new URL(jwksUrl) : undefined;
+  if (parsedJwksUrl !== undefined && (parsedJwksUrl.username !== "" || parsedJwksUrl.password !== "")) {
+    // Quoted as parsed (a raw `@` in a password is encoded there) and without its query, which may hold a key too.
+    const shown = withoutCredentials(parsedJwksUrl.href).replace(/[?#][^]*$/, "");
+    return { ok: false, error: `--jwks-url cannot carry a user name or password (fetch refuses such a URL, and a JWKS is public): got ${JSON.stringify(shown)}` };
+  }
   for (const origin of texts.get("--allow-origin") ?? []) {
     if (!/^[a-z][a-z0-9+.-]*:\/\/[^/?#]+$/i.test(origin)) return { ok: false, error: `--allow-origin takes an origin as browsers send it (scheme://host[:port], no path), got ${JSON.stringify(origin)}` };
   }

@@ -1,10 +1,16 @@
 /**
  * JWTs from an outside authorization server, checked with `jose`: the signature against a key of the
  * JWKS at `--jwks-url` (fetched on first use, cached, fetched again for an unknown key id), the expiry
- * and not-before times, the issuer and the audience. Any failure is one answer: not authorized; a JWKS
- * that cannot be fetched is also said on stderr (without the token), since no JWT can pass until it can.
+ * (required: a JWT access token without `exp` is refused, RFC 9068) and not-before times, the issuer and
+ * the audience. Any failure is one answer: not authorized. A JWKS that cannot be used (down, not 200, not
+ * JSON, no key set, no keys) is also said on stderr, since no JWT can pass until it can: without the
+ * token, with the URL as `urlWithoutCredentials` prints it (no user-info, no query), each distinct problem
+ * once, then again at most once a minute while it lasts (a JWT accepted starts afresh). A token whose key
+ * id the JWKS (with keys) does not hold is the client's problem, and is only refused.
  */
-import { createRemoteJWKSet, errors, jwtVerify } from "jose";
+import { STATUS_CODES } from "node:http";
+import { createRemoteJWKSet, customFetch, errors, jwtVerify } from "jose";
+import { urlWithoutCredentials } from "../../runtime/model/transport-refusal.js";
 
 export interface JwtSettings {
   jwksUrl: string;
@@ -12,19 +18,73 @@ export interface JwtSettings {
   audience: string;
 }
 
-export function jwtVerifier(settings: JwtSettings, log: (line: string) => void): (token: string) => Promise<boolean> {
-  const keys = createRemoteJWKSet(new URL(settings.jwksUrl));
+/** A problem already logged is logged again after this long, if it still lasts. */
+const REPEAT_MS = 60_000;
+/** jose's default time limit for fetching the JWKS. */
+const JWKS_TIMEOUT_MS = 5_000;
+
+/** What is wrong with the JWKS's answer, found before jose reads it. */
+class JwksProblem extends Error {}
+
+export function jwtVerifier(settings: JwtSettings, log: (line: string) => void, now: () => number = Date.now): (token: string) => Promise<boolean> {
+  const url = new URL(settings.jwksUrl);
+  const shown = urlWithoutCredentials(url);
+  const keys = createRemoteJWKSet(url, { timeoutDuration: JWKS_TIMEOUT_MS, [customFetch]: checkedFetch });
+  const logged = new Map<string, number>();
   return async (token) => {
     // Three dot-separated parts, or it is no JWT (a static token that did not match): no JWKS fetch.
     if (!/^[\w-]+\.[\w-]+\.[\w-]+$/.test(token)) return false;
     try {
-      await jwtVerify(token, keys, { issuer: settings.issuer, audience: settings.audience });
+      await jwtVerify(token, keys, { issuer: settings.issuer, audience: settings.audience, requiredClaims: ["exp"] });
+      logged.clear();
       return true;
     } catch (error) {
-      if (!(error instanceof errors.JOSEError) || error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid) {
-        log(`mcp: cannot use the JWKS at ${settings.jwksUrl} (${error instanceof Error ? error.message : String(error)}); JWTs are refused until it answers with keys (--jwks-url)`);
+      const problem = jwksProblem(error)?.split(url.href).join(shown);
+      if (problem !== undefined) {
+        const last = logged.get(problem);
+        if (last === undefined || now() - last >= REPEAT_MS) {
+          logged.set(problem, now());
+          log(`mcp: cannot use the JWKS at ${shown} (${problem}); JWTs are refused until it answers with keys (--jwks-url)`);
+        }
       }
       return false;
     }
   };
+}
+
+/**
+ * `fetch` for jose, which says only "Expected 200 OK" or "Failed to parse as JSON": the answer is checked
+ * here, so the log can say which status, and that a set without keys is no set to verify with.
+ */
+async function checkedFetch(input: string, init: RequestInit): Promise<Response> {
+  const response = await fetch(input, init);
+  if (response.status !== 200) {
+    await response.body?.cancel().catch(() => undefined);
+    const status = `${response.status} ${STATUS_CODES[response.status] ?? ""}`.trim();
+    const redirect = response.status >= 300 && response.status < 400 ? "; redirects are not followed" : "";
+    throw new JwksProblem(`it answered HTTP ${status}, not 200 OK${redirect}`);
+  }
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new JwksProblem("its answer is not JSON");
+  }
+  const set = json as { keys?: unknown } | null;
+  if (typeof set !== "object" || set === null || !Array.isArray(set.keys)) throw new JwksProblem('its answer is JSON but no key set ({"keys": [...]})');
+  if (set.keys.length === 0) throw new JwksProblem("it holds no keys");
+  return new Response(text, { status: 200, headers: { "content-type": "application/json" } });
+}
+
+/** Why the JWKS could not be used, or undefined when the token itself failed. */
+function jwksProblem(error: unknown): string | undefined {
+  if (error instanceof JwksProblem) return error.message;
+  if (error instanceof errors.JWKSTimeout) return `it did not answer within ${JWKS_TIMEOUT_MS / 1000} s`;
+  if (error instanceof errors.JWKSInvalid) return error.message;
+  if (error instanceof errors.JOSEError) return undefined;
+  // Not jose's: fetch's own (`fetch failed` with the socket's reason as its cause) or the key import's.
+  const message = error instanceof Error ? error.message : String(error);
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : undefined;
+  return cause !== undefined && cause !== "" && cause !== message ? `${message}: ${cause}` : message;
 }
