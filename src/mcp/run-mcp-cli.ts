@@ -103,18 +103,20 @@ export async function runMcpCli(io: McpCliEnvironment): Promise<number> {
   const reload = (): void =>
     void handle.reload().catch((error: unknown) => log(`mcp: ${schemasPath} changed but could not be reloaded (${String(error)}); still serving the previous tools`));
   const stopWatching = watchFile(schemasPath, reload, (error) => log(`mcp: cannot watch ${schemasPath} for changes (${error.message}); restart the server after ${commandLine("gen")}`));
-  log(`mcp: serving ${loaded.schemas.tools.length} tools from ${schemasPath} (workspace ${workspace})`);
+  const announce = (): void => log(`mcp: serving ${loaded.schemas.tools.length} tools from ${schemasPath} (workspace ${workspace})`);
 
   if (args.http !== undefined) {
     // Loaded only here: over stdio, start-up stays free of the HTTP transport and the JWT library.
     const { runHttpMode } = await import("./http/run-http.js");
-    const code = await runHttpMode({ http: args.http, handle, env, log, logRequest: (line) => requestLines.write(format(line)), usageError, stopSignal: stopped, addSecrets: (tokens) => void masks.push(...tokens.map(keyMask)) });
+    // Announced once listening: a port in use or a missing token file is refused (exit 2) without it.
+    const code = await runHttpMode({ http: args.http, handle, env, cwd: io.cwd, announce, log, logRequest: (line) => requestLines.write(format(line)), usageError, stopSignal: stopped, addSecrets: (tokens) => void masks.push(...tokens.map(keyMask)) });
     requestLines.flush();
     stopListening();
     stopWatching();
     return code;
   }
 
+  announce();
   const server = handle.newServer({ listChanged: true, onClose: () => finish(EXIT.answer) });
   server.onerror = (error) => log(`mcp: ${error.message}`);
   await server.connect(createLineFraming({ input: io.stdin, write: writeProtocol }));

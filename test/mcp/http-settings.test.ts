@@ -3,6 +3,7 @@
  * token file and the constant-time match, the Origin/Host guard, the call queue, and the flags that do
  * not go together. Property tests feed them what a user, a client or a browser could send.
  */
+import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { JSONRPCMessageSchema, RELATED_TASK_META_KEY } from "@modelcontextprotocol/sdk/types.js";
@@ -52,16 +53,24 @@ describe("bearer tokens", () => {
   it("reads one token per line, skipping blank and # lines, trimming CRLF, and adds $SIGLOOP_MCP_TOKEN", () => {
     const file = path.join(tempDir(), "tokens");
     writeFileSync(file, "# team\r\nalpha-1\r\n\r\n  beta-2  \n#gamma\n");
-    expect(readBearerTokens([file], "env-3")).toEqual({ ok: true, tokens: ["alpha-1", "beta-2", "env-3"] });
-    expect(readBearerTokens([], undefined)).toEqual({ ok: true, tokens: [] });
+    expect(readBearerTokens([file], "env-3", "/")).toEqual({ ok: true, tokens: ["alpha-1", "beta-2", "env-3"] });
+    expect(readBearerTokens([], undefined, "/")).toEqual({ ok: true, tokens: [] });
   });
 
   it("refuses a missing file and one without any token", () => {
     const dir = tempDir();
     const empty = path.join(dir, "empty");
     writeFileSync(empty, "# nothing yet\n\n");
-    expect(readBearerTokens([path.join(dir, "missing")], undefined)).toEqual({ ok: false, error: `cannot read the token file ${path.join(dir, "missing")} (ENOENT) (--token-file)` });
-    expect(readBearerTokens([empty], undefined)).toMatchObject({ ok: false, error: expect.stringContaining("holds no token") });
+    expect(readBearerTokens(["missing"], undefined, dir)).toEqual({ ok: false, error: `cannot read the token file ${path.join(dir, "missing")} (ENOENT) (--token-file)` });
+    expect(readBearerTokens([empty], undefined, "/")).toMatchObject({ ok: false, error: expect.stringContaining("holds no token") });
+  });
+
+  it("refuses a directory or a FIFO without blocking on it", () => {
+    const dir = tempDir();
+    const fifo = path.join(dir, "tokens.fifo");
+    execFileSync("mkfifo", [fifo]);
+    expect(readBearerTokens([fifo], undefined, "/")).toEqual({ ok: false, error: `${fifo} is a FIFO (named pipe), not a regular file (--token-file): give the file that holds the tokens` });
+    expect(readBearerTokens(["."], undefined, dir)).toEqual({ ok: false, error: `${dir} is a directory, not a regular file (--token-file): give the file that holds the tokens` });
   });
 
   it("matches exactly the configured tokens, whatever is presented", () => {

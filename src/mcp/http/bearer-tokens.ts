@@ -1,22 +1,27 @@
 /**
  * The static bearer tokens: those of each `--token-file` (one per line; blank lines and `#` lines
- * skipped; CRLF trimmed; read once at start) and `$SIGLOOP_MCP_TOKEN`. `matchesAny` compares a
+ * skipped; CRLF trimmed; read once at start; a relative path resolved against `cwd`, the directory the
+ * command was started from, and named resolved in every message; a directory, FIFO or device refused) and `$SIGLOOP_MCP_TOKEN`. `matchesAny` compares a
  * presented token against every configured one in constant time: both sides are hashed to the same
  * length first, and every token is compared, so neither the length nor the position of a match shows in
  * the timing.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import { readFileSync } from "node:fs";
+import path from "node:path";
+import { NotRegularFileError, readRegularFile } from "../../runtime/workspace/regular-file.js";
 
 export type TokensRead = { ok: true; tokens: string[] } | { ok: false; error: string };
 
-export function readBearerTokens(files: readonly string[], envToken: string | undefined): TokensRead {
+export function readBearerTokens(files: readonly string[], envToken: string | undefined, cwd: string): TokensRead {
   const tokens: string[] = [];
-  for (const file of files) {
+  for (const given of files) {
+    const file = path.resolve(cwd, given);
     let text: string;
     try {
-      text = readFileSync(file, "utf8");
+      // Never blocks on a FIFO or device: the server would not start, and say nothing.
+      text = readRegularFile(file);
     } catch (error) {
+      if (error instanceof NotRegularFileError) return { ok: false, error: `${error.message} (--token-file): give the file that holds the tokens` };
       return { ok: false, error: `cannot read the token file ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)}) (--token-file)` };
     }
     const lines = text.split("\n").map((line) => line.replace(/\r$/, "").trim());

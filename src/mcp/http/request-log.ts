@@ -2,7 +2,7 @@
  * The one stderr line each HTTP request leaves: `http: POST tools/call add 200 ok 12ms`: the HTTP
  * method, the JSON-RPC method, the tool name for a call, the HTTP status, the outcome of a request
  * (`ok`, or `error` for an error response, a tool result with `isError`, or a refusal) and the time to
- * the end of the response. Never a header value (tokens, session ids) or an argument; a method or tool
+ * the end of the response. A request the client left before any answer has `aborted` for its status. Never a header value (tokens, session ids) or an argument; a method or tool
  * name that is not shaped like one is not repeated either.
  */
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
@@ -14,7 +14,8 @@ export interface RequestRecord {
   outcome?: "ok" | "error";
 }
 
-export function requestLogLine(record: RequestRecord, status: number, ms: number): string {
+/** `status`: the HTTP status sent, or `"aborted"` when none was. */
+export function requestLogLine(record: RequestRecord, status: number | "aborted", ms: number): string {
   const fields = [
     /^[A-Z]{1,16}$/.test(record.httpMethod) ? record.httpMethod : "(unknown method)",
     record.rpcMethod === undefined ? "-" : /^[\w/.$-]{1,64}$/.test(record.rpcMethod) ? record.rpcMethod : "(unreadable method)",

@@ -1,10 +1,10 @@
 /**
  * `sigloop mcp --http`: the HTTP mode of the command once the common checks have passed. Reads the
  * bearer tokens (`--token-file`, `$SIGLOOP_MCP_TOKEN`), refuses (exit 2) to serve a non-loopback
- * address without any token or JWT issuer, listens, prints `listening on http://HOST:PORT/mcp` on
- * stderr, and serves until SIGTERM (143) or SIGINT (130): the listener closes, calls in flight get
- * `--grace` ms to finish, then are aborted and answered as interrupted, and every session ends. stdin is
- * never read.
+ * address without any token or JWT issuer, listens, only then prints `mcp: serving …` and
+ * `listening on http://HOST:PORT/mcp` on stderr, and serves until SIGTERM (143) or SIGINT (130): the
+ * listener closes, calls in flight get `--grace` ms to finish, then are aborted and answered as
+ * interrupted, and every session ends. stdin is never read.
  */
 import { EXIT } from "../../cli/report-result.js";
 import type { McpServerHandle } from "../create-mcp-server.js";
@@ -20,6 +20,10 @@ export interface HttpModeOptions {
   http: HttpArgs;
   handle: McpServerHandle;
   env: NodeJS.ProcessEnv;
+  /** The directory the command was started from: a relative `--token-file` is resolved against it. */
+  cwd: string;
+  /** Says what is served (`mcp: serving N tools from …`): called once listening, before `listening on`. */
+  announce: () => void;
   /** One line for stderr, escaped and masked, written at once. */
   log: (line: string) => void;
   /** The line a request leaves when its response has ended, escaped and masked; it may leave a little later. */
@@ -35,7 +39,7 @@ const SIGNAL_EXIT: Record<StopSignal, number> = { SIGINT: EXIT.interrupted, SIGT
 
 export async function runHttpMode(options: HttpModeOptions): Promise<number> {
   const { http, handle, log } = options;
-  const read = readBearerTokens(http.tokenFiles, options.env.SIGLOOP_MCP_TOKEN);
+  const read = readBearerTokens(http.tokenFiles, options.env.SIGLOOP_MCP_TOKEN, options.cwd);
   if (!read.ok) return options.usageError(read.error);
   options.addSecrets(read.tokens);
   const jwt = http.jwksUrl !== undefined && http.issuer !== undefined && http.audience !== undefined ? { jwksUrl: http.jwksUrl, issuer: http.issuer, audience: http.audience } : undefined;
@@ -59,6 +63,7 @@ export async function runHttpMode(options: HttpModeOptions): Promise<number> {
     ...(jwt !== undefined ? { oauth: { issuer: jwt.issuer, audience: jwt.audience } } : {}),
   });
   if (!served.ok) return options.usageError(served.error);
+  options.announce();
   log(`listening on ${served.service.url}`);
   const signal = await options.stopSignal;
   log(`mcp: ${signal}: no new connections; calls in flight have ${http.graceMs} ms to finish`);

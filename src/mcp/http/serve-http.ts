@@ -6,7 +6,8 @@
  * else checked; 503 while shutting down), shutdown (503), the DNS-rebinding guard (403), the OAuth protected-resource metadata,
  * unknown paths (404), authentication (401), the method (405), `Accept` (406), `Content-Type` (415),
  * the body limit (413), bad bodies (400), unknown sessions (404), the session limit and a full call
- * queue (503 with `Retry-After`). Every request leaves one log line when its response ends.
+ * queue (503 with `Retry-After`). Every request leaves one log line when its response ends (its
+ * outcome `error` for any status from 400; its status `aborted` when the client left before any answer).
  */
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server as NodeHttpServer, type ServerResponse } from "node:http";
@@ -71,8 +72,12 @@ export async function serveHttp(options: ServeHttpOptions): Promise<{ ok: true; 
     const started = performance.now();
     const record: RequestRecord = { httpMethod: req.method ?? "" };
     res.once("close", () => {
-      if (record.outcome === undefined && record.rpcMethod !== undefined && res.statusCode >= 400) record.outcome = "error";
-      logRequest(requestLogLine(record, res.statusCode, performance.now() - started));
+      const ms = performance.now() - started;
+      // Nothing was answered (the client went away first, as in the middle of its body): no status to log.
+      if (!res.headersSent) return logRequest(requestLogLine(record, "aborted", ms));
+      // Every error status is an error outcome: refusals before the body is read (401, 406, …) included.
+      if (record.outcome === undefined && res.statusCode >= 400) record.outcome = "error";
+      logRequest(requestLogLine(record, res.statusCode, ms));
     });
     const pathname = (req.url ?? "/").split("?")[0];
     if (pathname === "/healthz") {
