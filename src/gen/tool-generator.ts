@@ -3,7 +3,7 @@ import { existsSync, statSync } from "node:fs";
 import { ts } from "./program/compiler.js";
 import { currentInputsHash } from "../shared/inputs-hash.js";
 import type { SchemasFile, ToolBinding, ToolDefinition } from "../shared/schemas-file.js";
-import { listToolFiles } from "../shared/tool-files.js";
+import { readToolFolder } from "../shared/tool-files.js";
 import { buildTool, type BuiltTool } from "./build-tool.js";
 import { diagnosticAt, hasErrors, relativePath, sortDiagnostics, type Diagnostic } from "./diagnostic.js";
 import { discoverTools } from "./reflect/discover-tools.js";
@@ -149,7 +149,13 @@ export class ToolGenerator {
     let names: string[];
     try {
       if (!statSync(this.toolsDir).isDirectory()) return problem("tools folder {0} is not a folder; pass --tools <dir>");
-      names = listToolFiles(this.toolsDir);
+      const folder = readToolFolder(this.toolsDir);
+      const out = folder.linksOut[0];
+      if (out !== undefined) {
+        const link = path.join(this.toolsDir, out.name);
+        return { severity: "error", message: `{0} is a symbolic link to ${out.target}, which is not in the tools folder itself: the agent and sigloop mcp import only files there, so gen does not read it; copy the file in, or link the whole tools folder`, refs: [{ file: link }] };
+      }
+      names = folder.files;
     } catch {
       return problem("tools folder {0} does not exist; create it with a tool file ({0}/my_tool.ts) or pass --tools <dir>");
     }

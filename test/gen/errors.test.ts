@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runGen, type GenIo } from "../../src/gen/command/run-gen.js";
@@ -152,6 +152,19 @@ describe("the CLI", () => {
     expect(result).toEqual({ code: 1, stdout: "", stderr: "error: tools folder nowhere does not exist; create it with a tool file (nowhere/my_tool.ts) or pass --tools <dir>\ngen: 1 error; nothing written\n" });
     const nested = run(["--tools", "src/agent-tools"], root);
     expect(nested.stderr).toBe("error: tools folder src/agent-tools does not exist; create it with a tool file (src/agent-tools/my_tool.ts) or pass --tools <dir>\ngen: 1 error; nothing written\n");
+  });
+
+  it("a tool file linked in from elsewhere is refused by name, not skipped (the runtime imports only files in the folder)", () => {
+    mkdirSync(path.join(root, "linked"), { recursive: true });
+    mkdirSync(path.join(root, "elsewhere"), { recursive: true });
+    writeFileSync(path.join(root, "elsewhere", "real.ts"), "/** Says hi. */\nexport function hello(): string {\n  return \"hi\";\n}\n");
+    symlinkSync(path.join(root, "elsewhere", "real.ts"), path.join(root, "linked", "link.ts"));
+    const result = run(["--tools", "linked"], root);
+    expect(result).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `error: linked/link.ts is a symbolic link to ${realpathSync(path.join(root, "elsewhere", "real.ts"))}, which is not in the tools folder itself: the agent and sigloop mcp import only files there, so gen does not read it; copy the file in, or link the whole tools folder\ngen: 1 error; nothing written\n`,
+    });
   });
 
   it("an empty tools folder is a clear message", () => {
