@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { npmScriptArgs } from "../../bench/npm-script.js";
@@ -120,13 +120,19 @@ describe("--check", () => {
     }
   });
 
-  it("exits 1 when the file is missing", () => {
+  it("exits 1 when the file is missing or is no schemas file, saying which", () => {
     rmSync(outFile, { force: true });
     expect(run([...args(), "--check"], root)).toEqual({
       code: 1,
       stdout: "",
-      stderr: "elsewhere/out/schemas.json is stale (added: now, read_lines); run npm run gen\n",
+      stderr: "elsewhere/out/schemas.json is stale (it does not exist); run npm run gen\n",
     });
+    mkdirSync(path.dirname(outFile), { recursive: true });
+    for (const [text, why] of [["{not json", "it is not JSON"], ["[1]", "it is JSON but no schemas file: it has no tools array"], ["null", "it is JSON but no schemas file: it has no tools array"]] as const) {
+      writeFileSync(outFile, text);
+      expect(run([...args(), "--check"], root)).toEqual({ code: 1, stdout: "", stderr: `elsewhere/out/schemas.json is stale (${why}); run npm run gen\n` });
+    }
+    rmSync(outFile, { force: true });
   });
 });
 

@@ -7,15 +7,18 @@ export interface CheckResult {
   added: string[];
   removed: string[];
   changed: string[];
+  /** Why the file on disk has no tools to compare: it does not exist, or it is no schemas file. */
+  unreadable?: string;
 }
 
 /**
  * Compares the bytes on disk with what would be generated; when they differ, names the tools whose
- * definition or binding differs. A file that is not valid JSON counts every tool as added.
+ * definition or binding differs. A missing file, or one that is not a schemas file, says so instead.
  */
 export function checkSchemas(onDisk: string | undefined, generated: SchemasFile, generatedText: string): CheckResult {
   if (onDisk === generatedText) return { upToDate: true, added: [], removed: [], changed: [] };
   const old = parseTools(onDisk);
+  if (typeof old === "string") return { upToDate: false, added: [], removed: [], changed: [], unreadable: old };
   const current = toolSignatures(generated);
   const added = [...current.keys()].filter((name) => !old.has(name));
   const removed = [...old.keys()].filter((name) => !current.has(name));
@@ -25,6 +28,7 @@ export function checkSchemas(onDisk: string | undefined, generated: SchemasFile,
 
 export function describeCheck(result: CheckResult, shownFile: string): string {
   if (result.upToDate) return `${shownFile} is up to date`;
+  if (result.unreadable !== undefined) return `${shownFile} is stale (${result.unreadable}); run ${commandLine("gen")}`;
   const parts = [
     result.added.length > 0 ? `added: ${result.added.join(", ")}` : "",
     result.removed.length > 0 ? `removed: ${result.removed.join(", ")}` : "",
@@ -46,13 +50,15 @@ function toolSignatures(file: Pick<SchemasFile, "tools" | "strictTools" | "bindi
   return result;
 }
 
-function parseTools(text: string | undefined): Map<string, string> {
-  if (text === undefined) return new Map();
+/** The tools of the file on disk by name, or why it has none to compare. */
+function parseTools(text: string | undefined): Map<string, string> | string {
+  if (text === undefined) return "it does not exist";
+  let parsed: Partial<SchemasFile> | null;
   try {
-    const parsed = JSON.parse(text) as Partial<SchemasFile>;
-    if (!Array.isArray(parsed.tools)) return new Map();
-    return toolSignatures({ ...parsed, tools: parsed.tools, bindings: Array.isArray(parsed.bindings) ? parsed.bindings : [] });
+    parsed = JSON.parse(text) as Partial<SchemasFile> | null;
   } catch {
-    return new Map();
+    return "it is not JSON";
   }
+  if (typeof parsed !== "object" || parsed === null || !Array.isArray(parsed.tools)) return "it is JSON but no schemas file: it has no tools array";
+  return toolSignatures({ ...parsed, tools: parsed.tools, bindings: Array.isArray(parsed.bindings) ? parsed.bindings : [] });
 }
