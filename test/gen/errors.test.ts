@@ -147,6 +147,20 @@ describe("the CLI", () => {
     expect(existsSync(path.join(root, "out"))).toBe(false);
   });
 
+  it("a file that does not parse reports its syntax errors alone, as tsc does, not the type errors that follow from them", () => {
+    const broken = writeTree({ "tools/broken.ts": "/** Breaks. */\nexport function broken(a: string: string {\n  return a;\n}\n" });
+    const expected = [
+      "tools/broken.ts:2:33 error: ',' expected. (TS1005)",
+      "tools/broken.ts:2:42 error: ',' expected. (TS1005)",
+      "tools/broken.ts:3:10 error: ':' expected. (TS1005)",
+      "tools/broken.ts:3:11 error: ',' expected. (TS1005)",
+      "tools/broken.ts:5:1 error: ')' expected. (TS1005)",
+    ];
+    const cli = run(["--tools", "tools", "--out", "out/schemas.json"], broken);
+    expect(cli).toEqual({ code: 1, stdout: "", stderr: `${expected.join("\n")}\ngen: ${expected.length} errors; nothing written\n` });
+    expect(messages(generate(path.join(broken, "tools")).diagnostics, broken)).toEqual(expected);
+  });
+
   it("a missing tools folder is a clear message naming a tool file in that very folder", () => {
     const result = run(["--tools", "nowhere"], root);
     expect(result).toEqual({ code: 1, stdout: "", stderr: "error: tools folder nowhere does not exist; create it with a tool file (nowhere/my_tool.ts) or pass --tools <dir>\ngen: 1 error; nothing written\n" });

@@ -3,7 +3,7 @@ import path from "node:path";
 import { writeCacheFile } from "./cache-file.js";
 import { cacheWritesAllowed } from "./code-cache.js";
 import { ts } from "./compiler.js";
-import { asDiagnostics } from "./ts-diagnostics.js";
+import { fileDiagnostics } from "./ts-diagnostics.js";
 import { versionOf } from "./tool-host.js";
 import { toolsFolderKey, typingsPackagesRoot } from "./typings-cache.js";
 import type { Diagnostic } from "../diagnostic.js";
@@ -20,7 +20,7 @@ import type { Diagnostic } from "../diagnostic.js";
  */
 
 /** Bumped whenever what gen checks changes in a way the builder cannot see (how files are parsed). */
-const FORMAT = 1;
+const FORMAT = 2;
 
 /** The options that make a Program keep its diagnostics for the next run of this tools folder. */
 export function keptDiagnosticsOptions(toolsDir: string): ts.CompilerOptions {
@@ -62,7 +62,7 @@ export function checkLocalFiles(program: ts.Program, localFiles: readonly string
     diagnostics: (file) => {
       const sourceFile = program.getSourceFile(file);
       if (sourceFile === undefined) return [];
-      return asDiagnostics([...program.getSyntacticDiagnostics(sourceFile), ...builder.getSemanticDiagnostics(sourceFile)]);
+      return fileDiagnostics(program.getSyntacticDiagnostics(sourceFile), () => builder.getSemanticDiagnostics(sourceFile));
     },
     save: () => {
       // gen's options say `noEmit`, so the builder's emit writes its build information and nothing else.
