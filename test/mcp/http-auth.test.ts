@@ -202,5 +202,8 @@ describe("JWTs from an authorization server", () => {
     const answer = await fetch(new URL("/.well-known/oauth-protected-resource", jwtServer.url));
     expect(answer.status).toBe(200);
     expect(await answer.json()).toEqual({ resource: audience, authorization_servers: [issuer], bearer_methods_supported: ["header"], resource_name: "sigloop" });
+    const posted = await fetch(new URL("/.well-known/oauth-protected-resource", jwtServer.url), { method: "POST", body: "{}" });
+    expect(posted.status).toBe(405);
+    expect(posted.headers.get("allow")).toBe("GET, HEAD");
   });
 });

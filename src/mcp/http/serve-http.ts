@@ -91,6 +91,8 @@ export async function serveHttp(options: ServeHttpOptions): Promise<{ ok: true; 
     const refused = guard(req.headers.origin, req.headers.host);
     if (refused !== undefined) return answerError(res, 403, -32000, `Forbidden: ${refused}.`);
     if (options.oauth !== undefined && (pathname === METADATA_PATH || pathname === `${METADATA_PATH}${MCP_PATH}`)) {
+      // RFC 9728 metadata is read with GET; anything else is the wrong method, not a second way to read it.
+      if (req.method !== "GET" && req.method !== "HEAD") return answerText(res, 405, `GET ${pathname}`, { allow: "GET, HEAD" });
       return answerJson(res, 200, { resource: resourceUrl(req), authorization_servers: [options.oauth.issuer], bearer_methods_supported: ["header"], resource_name: "sigloop" });
     }
     if (pathname !== MCP_PATH) return answerError(res, 404, -32000, `Not Found: MCP is served on ${MCP_PATH}.`);
