@@ -8,7 +8,8 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { readJsonRpcMessage } from "./json-rpc-shape.js";
 import { jsonParseMessage } from "../shared/json-parse-message.js";
 
 /** The longest line accepted: 8 MiB, room for large tool arguments, small enough to bound memory. */
@@ -94,14 +95,12 @@ export function createLineFraming(options: LineFramingOptions): Transport {
       answerError(null, ErrorCode.ParseError, `Parse error: the line is not JSON (${jsonParseMessage(error)}); send one JSON-RPC message per line.`);
       return;
     }
-    const parsed = JSONRPCMessageSchema.safeParse(value);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const where = issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";
-      answerError(readableId(value), ErrorCode.InvalidRequest, `Invalid Request: not a JSON-RPC 2.0 message (${issue?.message ?? "wrong shape"}${where}).`);
+    const read = readJsonRpcMessage(value);
+    if (!read.ok) {
+      answerError(readableId(value), ErrorCode.InvalidRequest, read.problem);
       return;
     }
-    transport.onmessage?.(withNegativeZeroIds(parsed.data, negativeZero));
+    transport.onmessage?.(withNegativeZeroIds(read.message, negativeZero));
   }
 
   function onEnd(): void {

@@ -166,6 +166,20 @@ describe("the call queue", () => {
 });
 
 describe("what a POST body holds", () => {
+  it("names the common mistakes of a message that is not JSON-RPC 2.0 as MCP sends it", () => {
+    const problem = (message: unknown) => {
+      const parsed = parseBodyMessage(Buffer.from(JSON.stringify(message)));
+      return parsed.ok ? "accepted" : parsed.error;
+    };
+    const shape = (why: string) => `Invalid Request: not a JSON-RPC 2.0 message (${why}).`;
+    expect(problem({ jsonrpc: "2.0", id: 1, method: "tools/list", params: [1] })).toBe(shape(`"params" must be an object: MCP passes parameters by name`));
+    for (const id of [{ a: 1 }, null, 1.5]) expect(problem({ jsonrpc: "2.0", id, method: "tools/list" })).toBe(shape(`"id" must be a string or an integer (MCP allows no null id)`));
+    expect(problem({ id: 7, method: "tools/list" })).toBe(shape(`"jsonrpc" must be "2.0"`));
+    expect(problem({ jsonrpc: "2.0", id: 7, method: 5 })).toBe(shape(`"method" must be a string`));
+    expect(problem({ jsonrpc: "2.0", id: 7 })).toBe(shape(`it has no "method" (a request or notification), "result" or "error" (a response)`));
+    expect(problem("tools/list")).toBe(shape("a message is a JSON object"));
+  });
+
   it("classifies any body: a message, a parse error (-32700, id null) or an invalid request (-32600); batches are invalid", () => {
     fc.assert(
       fc.property(fc.oneof(fc.string(), fc.json(), fc.jsonValue().map((value) => JSON.stringify(value))), (text) => {

@@ -31,7 +31,7 @@ describe("defensive framing", () => {
     run.writeLine(JSON.stringify({ id: 7, method: "tools/list" }));
     const withId = await run.next((message) => message.id === 7);
     expect(errorOf(withId).code).toBe(-32600);
-    expect(errorOf(withId).message).toMatch(/^Invalid Request: not a JSON-RPC 2\.0 message/);
+    expect(errorOf(withId).message).toBe(`Invalid Request: not a JSON-RPC 2.0 message ("jsonrpc" must be "2.0").`);
     run.writeLine("[1, 2, 3]");
     const withoutId = await run.next((message) => message.id === null && errorOf(message)?.code === -32600);
     expect(errorOf(withoutId).message).toMatch(/^Invalid Request: not a JSON-RPC 2\.0 message/);

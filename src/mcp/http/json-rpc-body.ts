@@ -6,6 +6,7 @@
  */
 import { JSONRPCMessageSchema, RELATED_TASK_META_KEY, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { readableId } from "../line-framing.js";
+import { readJsonRpcMessage } from "../json-rpc-shape.js";
 
 export type BodyMessage = { ok: true; message: JSONRPCMessage } | { ok: false; code: number; error: string; id: string | number | null };
 
@@ -18,12 +19,8 @@ export function parseBodyMessage(body: Buffer): BodyMessage {
   }
   if (Array.isArray(value)) return { ok: false, code: -32600, error: "Invalid Request: a batch (JSON array) is not accepted; send one JSON-RPC message per request.", id: null };
   if (plainCall(value)) return { ok: true, message: value as JSONRPCMessage };
-  const parsed = JSONRPCMessageSchema.safeParse(value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";
-    return { ok: false, code: -32600, error: `Invalid Request: not a JSON-RPC 2.0 message (${issue?.message ?? "wrong shape"}${where}).`, id: readableId(value) };
-  }
+  const read = readJsonRpcMessage(value);
+  if (!read.ok) return { ok: false, code: -32600, error: read.problem, id: readableId(value) };
   // The message as sent, not as the schema rebuilt it: the executor reads `arguments` exactly as they came.
   return { ok: true, message: value as JSONRPCMessage };
 }
