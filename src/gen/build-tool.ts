@@ -14,6 +14,7 @@ import { readToolAnnotations } from "./reflect/tool-annotations.js";
 import { readInlineParamDoc, readToolDocs, type ParamDoc, type ToolDocs } from "./reflect/tool-docs.js";
 import { strictToolDefinition } from "../shared/dialects/strict-tool.js";
 import { inWrittenOrder } from "./schema/written-order.js";
+import { applyMemberDocs, memberDocsOf } from "./schema/member-docs.js";
 
 export interface BuiltTool {
   definition: ToolDefinition;
@@ -54,6 +55,9 @@ export function buildTool(tool: DiscoveredTool, engine: SchemaEngine, checker: t
   const specs = byObject ? destructuredSpecs(only!, docs, checker, engine.docs) : positionalSpecs(tool, parameters, docs, diagnostics, checker);
   for (const spec of specs) diagnostics.push(...typeFindings(tool, spec, checker), ...prototypeNameFindings(tool, spec, checker));
   if (hasErrors(diagnostics)) return { diagnostics };
+  // @params below the properties (`o.name`, `o.inner.x`); the ones naming nothing are said here.
+  const named = memberDocsOf(docs.params, specs.map((spec) => spec.name), byObject, tool.declaration, tool.name);
+  diagnostics.push(...named.diagnostics);
 
   let made: TypeSchemas;
   try {
@@ -92,13 +96,14 @@ export function buildTool(tool: DiscoveredTool, engine: SchemaEngine, checker: t
     properties[spec.name] = prefinished ? sharedParameterSchema(shared[index]!, schema) : schema;
     if (spec.required) required.push(spec.name);
   });
-  applyMemberDocs(docs, properties, byObject ? undefined : new Set(specs.map((spec) => spec.name)));
 
   const root: ParametersSchema = { type: "object", properties, required, additionalProperties: false };
   const finished = prefinished
     ? { problems: [], tagProblems: placeParameterKeywords(properties, parameterKeywords, tool.name), parameters: orderSchemaKeys(root) as ParametersSchema }
     : finishParameters(root, definitions, tool.name, parameterKeywords);
   for (const problem of finished.problems) diagnostics.push(diagnosticAt(tool.declaration, "error", `tool "${tool.name}": ${problem}`));
+  // After finishing, as the parameters' own typed tags: a member's keywords go where its finished types are.
+  if (named.memberDocs.length > 0) diagnostics.push(...applyMemberDocs(finished.parameters.properties as { [name: string]: JsonSchema }, named.memberDocs, tool.declaration, tool.name));
   const size = JSON.stringify(finished.parameters).length;
   if (size > MAX_PARAMETERS_CHARS) {
     const largest = specs.reduce((big, spec) => (JSON.stringify(properties[spec.name]).length > JSON.stringify(properties[big.name]).length ? spec : big));
@@ -203,23 +208,6 @@ function memberDescription(member: ts.Symbol, checker: ts.TypeChecker): string |
 
 function memberTags(member: ts.Symbol): { name: string; text: string }[] {
   return member.getJsDocTags().map((tag) => ({ name: tag.name, text: ts.displayPartsToString(tag.text) })).filter((tag) => VALIDATION_TAGS.has(tag.name));
-}
-
-/** `@param opts.field text` for an object parameter `opts` sets the nested member's description. */
-function applyMemberDocs(docs: ToolDocs, properties: { [name: string]: JsonSchema }, positional: Set<string> | undefined): void {
-  if (positional === undefined) return;
-  for (const [name, doc] of docs.params) {
-    const [owner, member, ...rest] = name.split(".");
-    if (member === undefined || rest.length > 0 || owner === undefined || !positional.has(owner) || doc.description === undefined) continue;
-    const schema = properties[owner];
-    const nested = schema?.properties;
-    if (typeof nested !== "object" || nested === null || Array.isArray(nested)) continue;
-    const target = nested[member];
-    // Copied on the way down: the parameter's schema may share its parts with other tools.
-    if (typeof target === "object" && target !== null && !Array.isArray(target)) {
-      properties[owner] = { ...schema, properties: { ...nested, [member]: { ...target, description: doc.description } } };
-    }
-  }
 }
 
 /** Parameter schemas made from a finished type schema, by what the parameter added to it; settled once seen twice. */

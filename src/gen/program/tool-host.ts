@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { ts } from "./compiler.js";
 import { loadLibFiles, type LibFiles } from "./lib-files.js";
+import { attachSameLineDocs } from "./same-line-docs.js";
 
 /** The compiler's own field (not in its public typings) for a file's version, which its builder reads. */
 interface Versioned {
@@ -57,6 +58,8 @@ export class ToolHost {
       ? ts.createSourceFile(fileName, text, { languageVersion: ts.ScriptTarget.ES2022, jsDocParsingMode: ts.JSDocParsingMode.ParseForTypeErrors })
       : ts.createSourceFile(fileName, text, ts.ScriptTarget.ES2022);
     if (skipDocs) this.withoutDocs.add(sourceFile);
+    // The library from memory has no comments; any other file's doc comments count wherever they sit.
+    else if (!isLibFile(fileName)) attachSameLineDocs(sourceFile);
     // What the builder compares between runs (`kept-diagnostics.ts`).
     (sourceFile as Versioned).version = versionOf(text);
     this.parsed.set(fileName, sourceFile);

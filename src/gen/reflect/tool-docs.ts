@@ -13,6 +13,8 @@ type JSDoc = Compiler.JSDoc;
 export interface ParamDoc {
   description?: string;
   tags: DocTag[];
+  /** The `@param` tag it was read from, where problems with it are reported. */
+  tag?: ts.Node;
 }
 
 export interface ToolDocs {
@@ -34,7 +36,7 @@ export function readToolDocs(host: ts.Node): ToolDocs {
   let current: ParamDoc | undefined;
   for (const tag of doc.tags ?? []) {
     if (ts.isJSDocParameterTag(tag)) {
-      current = { tags: [] };
+      current = { tags: [], tag };
       const description = cleanText(ts.getTextOfJSDocComment(tag.comment));
       if (description !== "") current.description = description;
       params.set(tag.name.getText(sourceFile), current);
