@@ -53,7 +53,7 @@ function lineBreaksOf(sourceFile: ts.SourceFile): { lf: number[]; cr: number[] }
 }
 
 /** How many of the sorted `positions` are below `limit`. */
-function countBefore(positions: readonly number[], limit: number): number {
+export function countBefore(positions: readonly number[], limit: number): number {
   let low = 0;
   let high = positions.length;
   while (low < high) {

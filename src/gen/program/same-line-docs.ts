@@ -9,6 +9,7 @@
  */
 import type { ts as Compiler } from "ts-morph";
 import { ts } from "./compiler.js";
+import { countBefore } from "../diagnostic.js";
 
 /** Declarations whose documentation gen reads (members above all), or which a tool may be. */
 const DOCUMENTED = new Set<ts.SyntaxKind>([
@@ -45,14 +46,8 @@ export function attachSameLineDocs(sourceFile: ts.SourceFile): void {
   if (candidates.length === 0) return;
   // Whether a candidate lies in [from, to): only the parts of the tree holding one are walked.
   const holds = (from: number, to: number): boolean => {
-    let low = 0;
-    let high = candidates.length;
-    while (low < high) {
-      const mid = (low + high) >> 1;
-      if (candidates[mid]! < from) low = mid + 1;
-      else high = mid;
-    }
-    return low < candidates.length && candidates[low]! < to;
+    const first = countBefore(candidates, from);
+    return first < candidates.length && candidates[first]! < to;
   };
   const visit = (node: ts.Node): void => {
     if (!holds(node.pos, node.end)) return;
