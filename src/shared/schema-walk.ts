@@ -1,7 +1,8 @@
 /**
  * Walking JSON Schemas, for gen and the dialect conversion alike (no compiler): every subschema of a node,
- * keys in canonical order, schemas *settled* (frozen and marked, shared by every tool that uses them), and
- * the definitions no `$ref` reaches dropped.
+ * an array element's schema, a local `$ref` followed as a JSON Pointer, keys in canonical order, schemas
+ * *settled* (frozen and marked, shared by every tool that uses them), and the definitions no `$ref`
+ * reaches dropped.
  */
 import type { JsonSchema, JsonValue } from "./schemas-file.js";
 
@@ -53,6 +54,50 @@ function nestedSchemas(value: JsonValue | undefined, nesting: Nesting): JsonSche
 
 function byRank(a: { rank: number }, b: { rank: number }): number {
   return a.rank - b.rank;
+}
+
+/**
+ * The schema an array's element at `index` is checked against, in either dialect: a position of
+ * 2020-12's `prefixItems` (then `items` after them) or of draft-07's `items` list (then
+ * `additionalItems`), else `items` for every element. `undefined` when nothing describes it.
+ */
+export function itemSchemaAt(schema: JsonSchema, index: number): JsonValue | undefined {
+  const positions = Array.isArray(schema.prefixItems) ? schema.prefixItems : Array.isArray(schema.items) ? schema.items : undefined;
+  if (positions === undefined) return schema.items;
+  if (index < positions.length) return positions[index];
+  return Array.isArray(schema.prefixItems) ? schema.items : schema.additionalItems;
+}
+
+/**
+ * The segments of a local `$ref`: `#` is the document itself (no segment), `#/a/b` a JSON Pointer
+ * (RFC 6901) in a URI fragment (RFC 3986), so percent escapes are decoded first, then `~1` (a `/`) and
+ * `~0` (a `~`). `undefined` for any other `$ref` (another document, an anchor) or a malformed escape.
+ */
+export function pointerSegments(ref: string): string[] | undefined {
+  if (ref === "#") return [];
+  if (!ref.startsWith("#/")) return undefined;
+  try {
+    return ref.slice(2).split("/").map((raw) => decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~"));
+  } catch {
+    return undefined;
+  }
+}
+
+/** What the segments lead to in `root`: object members by name, array elements by decimal index. */
+export function valueAtPointer(root: JsonValue, segments: readonly string[]): JsonValue | undefined {
+  let value: JsonValue | undefined = root;
+  for (const segment of segments) {
+    if (Array.isArray(value)) value = /^(0|[1-9][0-9]*)$/.test(segment) ? value[Number(segment)] : undefined;
+    else if (isSchema(value) && Object.hasOwn(value, segment)) value = value[segment];
+    else return undefined;
+  }
+  return value;
+}
+
+/** The name in a `#/definitions/<name>` ref (decoded as `pointerSegments` does), else `undefined`. */
+export function definitionRefName(ref: string): string | undefined {
+  const segments = pointerSegments(ref);
+  return segments?.length === 2 && segments[0] === "definitions" ? segments[1] : undefined;
 }
 
 /** The keyword order we print schemas in: what a reader looks for first, then the rest alphabetically. */
@@ -140,9 +185,9 @@ export function dropUnusedDefinitions(root: JsonSchema): void {
     forEachSchema(pending.pop()!, (node) => {
       const ref = node.$ref;
       if (typeof ref !== "string") return;
-      const name = ref.slice("#/definitions/".length);
-      const target = definitions[name];
-      if (used.has(name) || typeof target !== "object" || target === null || Array.isArray(target)) return;
+      const name = definitionRefName(ref);
+      const target = name !== undefined && Object.hasOwn(definitions, name) ? definitions[name] : undefined;
+      if (name === undefined || used.has(name) || !isSchema(target)) return;
       used.add(name);
       pending.push(target);
     });

@@ -7,7 +7,8 @@
  * left for the validator to judge.
  *
  * A member counts as optional when the lenient schema lists it in `properties` but not in `required`, at
- * any depth the schema leads to without ambiguity: through `properties`, `additionalProperties`, `items`,
+ * any depth the schema leads to without ambiguity: through `properties`, `additionalProperties`, `items`
+ * (a tuple's positions too: `prefixItems` then `items`, or draft-07's `items` list then `additionalItems`),
  * `$ref`, and through an `anyOf`/`oneOf` only when exactly one branch fits the value's shape (its JSON type,
  * its keys, the `const` of its required members). Where it is ambiguous nothing is touched.
  *
@@ -17,6 +18,7 @@
  * `$ref` (another document, an anchor) leads nowhere: nothing below it is touched.
  */
 import type { JsonSchema, JsonValue, ParametersSchema } from "../../shared/schemas-file.js";
+import { itemSchemaAt } from "../../shared/schema-walk.js";
 import { resolveLocalRef } from "./describe-json.js";
 
 /** Arguments are untrusted: deeper than this, nothing is looked at (the validator still judges it all). */
@@ -38,9 +40,8 @@ function visit(value: unknown, schema: JsonSchema, root: JsonSchema, depth: numb
   const chosen = choose(value, resolve(schema, root), root);
   if (chosen === undefined) return;
   if (Array.isArray(value)) {
-    const items = chosen.items;
     value.forEach((item, index) => {
-      const itemSchema = Array.isArray(items) ? items[index] : items;
+      const itemSchema = itemSchemaAt(chosen, index);
       if (isSchema(itemSchema)) visit(item, itemSchema, root, depth + 1);
     });
     return;

@@ -14,7 +14,7 @@
  * definitions it reaches), so gen can point at it; none when only the parameters' own count is too many.
  */
 import type { JsonSchema, JsonValue } from "../schemas-file.js";
-import { childSchemas, forEachSchema, isSettled } from "../schema-walk.js";
+import { childSchemas, definitionRefName, forEachSchema, isSettled } from "../schema-walk.js";
 
 export const STRICT_LIMITS = {
   properties: 5000,
@@ -61,8 +61,12 @@ function characters(value: JsonValue): number {
   return count;
 }
 
-function definitionName(ref: string): string {
-  return decodeURIComponent(ref.slice(ref.lastIndexOf("/") + 1));
+/** The definition a strict `$ref` (always `#/definitions/<name>`) names, if the schema has it. */
+function definitionOf(root: JsonSchema, ref: string): { name: string; target: JsonSchema } | undefined {
+  const name = definitionRefName(ref);
+  const definitions = root.definitions;
+  const target = name !== undefined && isSchema(definitions) && Object.hasOwn(definitions, name) ? definitions[name] : undefined;
+  return name !== undefined && isSchema(target) ? { name, target } : undefined;
 }
 
 /** Adds what one schema node holds itself (not its children) to `size`. */
@@ -114,18 +118,15 @@ function subtreeSize(node: JsonSchema): Size {
 /** What one parameter's schema holds, following each `$ref` into its definition once (its name counted). */
 function reachedSize(schema: JsonSchema, root: JsonSchema): Size {
   const size: Size = { properties: 0, enumValues: 0, characters: 0 };
-  const definitions = isSchema(root.definitions) ? root.definitions : {};
   const reached = new Set<string>();
   const walk = (node: JsonSchema): void =>
     forEachSchema(node, (inner) => {
       addNode(size, inner);
-      if (typeof inner.$ref !== "string") return;
-      const name = definitionName(inner.$ref);
-      const target = definitions[name];
-      if (reached.has(name) || !isSchema(target)) return;
-      reached.add(name);
-      size.characters += characters(name);
-      walk(target);
+      const definition = typeof inner.$ref === "string" ? definitionOf(root, inner.$ref) : undefined;
+      if (definition === undefined || reached.has(definition.name)) return;
+      reached.add(definition.name);
+      size.characters += characters(definition.name);
+      walk(definition.target);
     });
   walk(schema);
   return size;
@@ -181,11 +182,9 @@ function objectDepth(node: JsonSchema, root: JsonSchema, onTheWay: ReadonlySet<s
   const known = settledDepths.get(node);
   if (known !== undefined) return known;
   if (typeof node.$ref === "string") {
-    const name = definitionName(node.$ref);
-    const definitions = root.definitions;
-    const target = isSchema(definitions) ? definitions[name] : undefined;
-    if (onTheWay.has(name) || !isSchema(target)) return 0;
-    return objectDepth(target, root, new Set([...onTheWay, name]));
+    const definition = definitionOf(root, node.$ref);
+    if (definition === undefined || onTheWay.has(definition.name)) return 0;
+    return objectDepth(definition.target, root, new Set([...onTheWay, definition.name]));
   }
   const children: JsonSchema[] = [];
   if (isSchema(node.properties)) children.push(...Object.values(node.properties).filter(isSchema));

@@ -9,12 +9,16 @@
  * - turns a tuple into an array of its element types with its length bounds (the order said in words);
  * - `oneOf` becomes `anyOf` (the lenient schema, always validated locally, still checks exclusivity);
  * - a `$ref` stands alone: a described one is replaced by a copy of its definition carrying the
- *   description, as OpenAI's own SDK does.
+ *   description, as OpenAI's own SDK does;
+ * - a `$ref` is a JSON Pointer into the parameters (RFC 6901): `#/definitions/<name>` stays as
+ *   written, and any other place it points at (`#/definitions/box/properties/size`, `#/$defs/x`, `#`)
+ *   becomes a definition of its own, named after its path (`box.properties.size`), since the dialect
+ *   follows only a definition's name.
  * Open objects (records, index signatures), `{}` (unknown/any), composition keywords the dialect lacks
  * and schemas past its size limits cannot be expressed: then the result lists why, per parameter.
  */
 import type { JsonSchema, JsonValue, ParametersSchema } from "../schemas-file.js";
-import { dropUnusedDefinitions, forEachSchema, isSettled, orderSchemaKeys, settle } from "../schema-walk.js";
+import { definitionRefName, dropUnusedDefinitions, forEachSchema, isSettled, orderSchemaKeys, pointerSegments, settle, valueAtPointer } from "../schema-walk.js";
 import { strictLimitProblems } from "./strict-limits.js";
 import { describeWithWords, droppedKeywordWords, STRICT_FORMATS, typePhrase } from "./strict-words.js";
 
@@ -45,6 +49,13 @@ interface Where {
   member?: string;
 }
 
+/** A lenient `$ref` as the strict schema writes it: the definition it becomes, and the schema it points at. */
+interface Reference {
+  name: string;
+  ref: string;
+  target: JsonSchema;
+}
+
 function isSchema(value: JsonValue | undefined): value is JsonSchema {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -58,10 +69,6 @@ function clone<T extends JsonValue>(value: T): T {
   return copy as T;
 }
 
-function definitionName(ref: string): string {
-  return decodeURIComponent(ref.slice(ref.lastIndexOf("/") + 1));
-}
-
 function inside(where: Where, suffix: string): Where {
   return { ...where, member: `${where.member ?? ""}${suffix}` };
 }
@@ -70,12 +77,21 @@ class StrictConverter {
   readonly problems: StrictProblem[] = [];
   readonly definitions: Record<string, JsonSchema> = {};
   private readonly started = new Set<string>();
+  private readonly lenientDefinitions: Record<string, JsonValue>;
+  /** Each `$ref` as written → where it leads (`undefined`: nowhere); each place → its one definition. */
+  private readonly references = new Map<string, Reference | undefined>();
+  private readonly byTarget = new Map<JsonSchema, Reference>();
+  private readonly madeNames = new Set<string>();
+  private readonly reportedMissing = new Set<string>();
+  /** `$ref`s converted so far: a strict form made while following one depends on the document. */
+  private refsFollowed = 0;
 
   /** Whether the lenient schema has no definitions, so that each of its schemas stands alone. */
   private readonly standalone: boolean;
 
-  constructor(private readonly lenientDefinitions: Record<string, JsonValue>) {
-    this.standalone = Object.keys(lenientDefinitions).length === 0;
+  constructor(private readonly document: ParametersSchema) {
+    this.lenientDefinitions = isSchema(document.definitions) ? document.definitions : {};
+    this.standalone = Object.keys(this.lenientDefinitions).length === 0;
   }
 
   root(parameters: ParametersSchema): JsonSchema {
@@ -99,23 +115,61 @@ class StrictConverter {
     return {};
   }
 
-  private definition(name: string, where: Where): void {
-    if (this.started.has(name)) return;
-    this.started.add(name);
-    const source = this.lenientDefinitions[name];
-    if (!isSchema(source)) {
-      this.fail(where, `refers to a definition "${name}" that is missing`);
-      return;
+  /**
+   * Where a lenient `$ref` leads in the document, read as a JSON Pointer. A `#/definitions/<name>` keeps
+   * its spelling (gen's refs, so its output stays as it was); a pointer elsewhere gets a new name that no
+   * lenient definition has. One definition per place, however the refs to it are spelled.
+   */
+  private follow(ref: string): Reference | undefined {
+    if (this.references.has(ref)) return this.references.get(ref);
+    const segments = pointerSegments(ref);
+    const target = segments === undefined ? undefined : valueAtPointer(this.document, segments);
+    let reference: Reference | undefined;
+    if (segments !== undefined && isSchema(target)) {
+      reference = this.byTarget.get(target);
+      if (reference === undefined) {
+        // A `~` escape is not undone by readers that only percent-decode a name (the API's among them).
+        const named = ref.includes("~") ? undefined : definitionRefName(ref);
+        const name = named ?? this.freshName(segments);
+        reference = { name, ref: named !== undefined ? ref : `#/definitions/${name}`, target };
+        this.byTarget.set(target, reference);
+      }
     }
-    this.definitions[name] = this.convert(source, where, false);
+    this.references.set(ref, reference);
+    return reference;
+  }
+
+  /** `box.properties.size` for `#/definitions/box/properties/size`: characters any reader takes as they are. */
+  private freshName(segments: readonly string[]): string {
+    const path = segments[0] === "definitions" || segments[0] === "$defs" ? segments.slice(1) : segments;
+    const base = path.join(".").replace(/[^A-Za-z0-9_.-]/g, "_") || "parameters";
+    let name = base;
+    for (let n = 2; Object.hasOwn(this.lenientDefinitions, name) || this.madeNames.has(name); n += 1) name = `${base}-${n}`;
+    this.madeNames.add(name);
+    return name;
+  }
+
+  private definition(reference: Reference, where: Where): void {
+    if (this.started.has(reference.name)) return;
+    this.started.add(reference.name);
+    this.definitions[reference.name] = this.convert(reference.target, where, false);
+  }
+
+  /** Why a `$ref` that leads nowhere has no strict form, said once per `$ref`. */
+  private missing(ref: string, where: Where): void {
+    if (this.reportedMissing.has(ref)) return;
+    this.reportedMissing.add(ref);
+    const name = definitionRefName(ref);
+    if (name !== undefined) this.fail(where, `refers to a definition "${name}" that is missing`);
+    else if (pointerSegments(ref) === undefined) this.fail(where, `refers to ${JSON.stringify(ref)}, which is not a JSON Pointer into the schema (#/…)`);
+    else this.fail(where, `refers to ${JSON.stringify(ref)}, which points to nothing in the schema`);
   }
 
   /** Whether a lenient schema already accepts `null`. */
-  private admitsNull(schema: JsonSchema, seen: ReadonlySet<string> = new Set()): boolean {
+  private admitsNull(schema: JsonSchema, seen: ReadonlySet<JsonSchema> = new Set()): boolean {
     if (typeof schema.$ref === "string") {
-      const name = definitionName(schema.$ref);
-      const target = this.lenientDefinitions[name];
-      return !seen.has(name) && isSchema(target) && this.admitsNull(target, new Set([...seen, name]));
+      const reference = this.follow(schema.$ref);
+      return reference !== undefined && !seen.has(reference.target) && this.admitsNull(reference.target, new Set([...seen, reference.target]));
     }
     const types = Array.isArray(schema.type) ? schema.type : [schema.type];
     if (types.includes("null") || schema.const === null || (Array.isArray(schema.enum) && schema.enum.includes(null))) return true;
@@ -141,8 +195,9 @@ class StrictConverter {
     const known = made[key];
     if (known !== undefined) return known;
     const problems = this.problems.length;
+    const followed = this.refsFollowed;
     const converted = this.convertFresh(node, where, optional);
-    if (this.problems.length > problems) return converted;
+    if (this.problems.length > problems || this.refsFollowed > followed) return converted;
     return (made[key] = settle(orderSchemaKeys(converted)));
   }
 
@@ -158,9 +213,12 @@ class StrictConverter {
     if (typeof node.format === "string" && !STRICT_FORMATS.has(node.format)) words.push(droppedKeywordWords("format", node.format)!);
 
     if (typeof node.$ref === "string") {
-      this.definition(definitionName(node.$ref), where);
+      this.refsFollowed += 1;
+      const reference = this.follow(node.$ref);
+      if (reference === undefined) this.missing(node.$ref, where);
+      else this.definition(reference, where);
       const description = describeWithWords(node.description, words);
-      const ref: JsonSchema = { $ref: node.$ref };
+      const ref: JsonSchema = { $ref: reference?.ref ?? node.$ref };
       if (optional && !this.admitsNull(node)) return { ...(description !== undefined ? { description } : {}), anyOf: [ref, { ...NULL_SCHEMA }] };
       // Resolved by `inlineDescribedRefs` once every definition has its strict form.
       return description !== undefined ? { ...ref, description } : ref;
@@ -239,7 +297,8 @@ function inlineDescribedRefs(root: JsonSchema, definitions: Record<string, JsonS
   for (const definition of Object.values(originals)) forEachSchema(definition, bareRef);
   forEachSchema(root, (node) => {
     if (typeof node.$ref !== "string" || Object.keys(node).length === 1) return;
-    const target = originals[definitionName(node.$ref)];
+    const name = definitionRefName(node.$ref);
+    const target = name !== undefined && Object.hasOwn(originals, name) ? originals[name] : undefined;
     const description = node.description;
     // An alias of another definition would be a described `$ref` again: the description has no place then.
     if (target === undefined || typeof target.$ref === "string") return bareRef(node);
@@ -255,7 +314,7 @@ function bareRef(node: JsonSchema): void {
 
 /** The strict form of a tool's lenient `parameters` (see the module comment), or why there is none. */
 export function toStrictParameters(parameters: ParametersSchema): StrictParameters {
-  const converter = new StrictConverter(isSchema(parameters.definitions) ? parameters.definitions : {});
+  const converter = new StrictConverter(parameters);
   const root = converter.root(parameters);
   if (converter.problems.length > 0) return { ok: false, problems: converter.problems };
   if (Object.keys(converter.definitions).length > 0) root.definitions = converter.definitions;

@@ -4,6 +4,7 @@
  * model still knows the constraint the local validator goes on enforcing.
  */
 import type { JsonSchema, JsonValue } from "../schemas-file.js";
+import { definitionRefName } from "../schema-walk.js";
 
 /** The string formats the dialect accepts; any other `format` is dropped and said in words. */
 export const STRICT_FORMATS: ReadonlySet<string> = new Set(["date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"]);
@@ -55,7 +56,7 @@ export function describeWithWords(description: JsonValue | undefined, words: rea
 
 /** How a schema reads in a short list ("string", "number or null", "TreeNode"): for tuple positions. */
 export function typePhrase(schema: JsonSchema): string {
-  if (typeof schema.$ref === "string") return decodeURIComponent(schema.$ref.slice(schema.$ref.lastIndexOf("/") + 1));
+  if (typeof schema.$ref === "string") return definitionRefName(schema.$ref) ?? schema.$ref;
   if ("const" in schema) return JSON.stringify(schema.const);
   if (Array.isArray(schema.enum)) return schema.enum.map((entry) => JSON.stringify(entry)).join(" or ");
   if (Array.isArray(schema.anyOf)) {
