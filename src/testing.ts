@@ -9,7 +9,7 @@
  */
 import { startScriptedServer, type ScriptedServer, type ScriptedServerOptions } from "./scripted-server/scripted-server.js";
 
-export { replayCassette } from "./testing/replay-cassette.js";
+export { replayCassette, type CassetteReplay } from "./testing/replay-cassette.js";
 export { httpError, modelNotFound } from "./scripted-server/scripted-server.js";
 export type {
   BrokenResponseFault,

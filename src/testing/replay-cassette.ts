@@ -3,21 +3,56 @@
  * response, status, media type and body exactly as recorded, once its method, path and JSON body equal
  * the recorded request's. Any difference is a 400 whose message names the exchange and the first
  * difference (its JSON path, what was recorded, what came), also in `requests[n].violations`, so the
- * agent under test fails with it (exit 3) and the test can show it.
+ * agent under test fails with it (exit 3) and the test can show it. `remainingSteps` counts the recorded
+ * exchanges no request has matched yet, and `assertAllPlayed()` throws unless every one was played and
+ * every request matched: an agent that stops early does not pass.
  */
 import { readCassette, type CassetteExchange } from "../runtime/model/cassette.js";
 import { httpError, startScriptedServer, type RecordedRequest, type ScriptedServer, type ScriptStep } from "../scripted-server/scripted-server.js";
 
-export async function replayCassette(file: string): Promise<ScriptedServer> {
+/** A running replay: a scripted model whose `remainingSteps` are the recorded exchanges not yet played. */
+export interface CassetteReplay extends ScriptedServer {
+  /** Throws, naming how many exchanges are left and the first one's request, or the first request that did not match. */
+  assertAllPlayed(): void;
+}
+
+export async function replayCassette(file: string): Promise<CassetteReplay> {
   const reading = readCassette(file);
   if (!reading.ok) throw new Error(reading.error);
   const exchanges = reading.exchanges;
+  const played = new Set<number>();
   const server = await startScriptedServer({
     // A real session's requests were accepted by the real API; the cassette is the judge here.
     flagRuleViolationsOnly: true,
-    script: (request, index) => stepFor(exchanges, request, index),
+    script: (request, index) => {
+      const step = stepFor(exchanges, request, index);
+      if (request.violations.length === 0) played.add(index);
+      return step;
+    },
   });
-  return server;
+  // Once a test replaces the script, the cassette no longer answers: the count is the new script's.
+  let replaced = false;
+  return {
+    baseURL: server.baseURL,
+    url: server.url,
+    requests: server.requests,
+    waitForRequests: (count, timeoutMs) => server.waitForRequests(count, timeoutMs),
+    setScript(script) {
+      replaced = true;
+      server.setScript(script);
+    },
+    get remainingSteps() {
+      return replaced ? server.remainingSteps : exchanges.length - played.size;
+    },
+    close: () => server.close(),
+    assertAllPlayed() {
+      const mismatch = server.requests.find((request) => request.violations.length > 0)?.violations[0];
+      const first = exchanges.findIndex((_, index) => !played.has(index));
+      const left = first === -1 ? undefined : `${exchanges.length - played.size} of its ${exchanges.length} recorded exchanges were never played, the first #${first + 1} (${exchanges[first]!.request.method} ${exchanges[first]!.request.path})`;
+      if (mismatch !== undefined) throw new Error(`cassette not played as recorded: ${mismatch}${left !== undefined ? `; ${left}` : ""}`);
+      if (left !== undefined) throw new Error(`cassette not played to the end: ${left}; the agent made fewer requests than when the cassette was recorded`);
+    },
+  };
 }
 
 function stepFor(exchanges: readonly CassetteExchange[], request: RecordedRequest, index: number): ScriptStep {
