@@ -6,15 +6,16 @@ import type { LibraryDocs } from "./program/library-docs.js";
 import { inspectJsonType } from "./reflect/json-compat.js";
 import { applyKeyword, isTypedKeyword, keywordFromTag, VALIDATION_TAGS } from "./schema/keywords.js";
 import { literalDefault } from "./reflect/literal-default.js";
+import { patternDefaults } from "./reflect/pattern-defaults.js";
 import { outputSchemaOf } from "./schema/output-schema.js";
 import { SchemaTooLargeError, type SchemaEngine, type TypeSchemas } from "./schema/schema-engine.js";
-import { finishedSharedSchema, finishParameters, placeParameterKeywords, type ParameterKeyword } from "./schema/finish-parameters.js";
+import { DefaultCheck, finishedSharedSchema, finishParameters, placeParameterKeywords, type BrokenDefault, type ParameterKeyword } from "./schema/finish-parameters.js";
 import { orderSchemaKeys, settle } from "../shared/schema-walk.js";
 import { readToolAnnotations } from "./reflect/tool-annotations.js";
-import { readInlineParamDoc, readToolDocs, type ParamDoc, type ToolDocs } from "./reflect/tool-docs.js";
+import { readInlineParamDoc, readToolDocs, toolDescription, type ParamDoc, type ToolDocs } from "./reflect/tool-docs.js";
 import { strictToolDefinition } from "../shared/dialects/strict-tool.js";
 import { inWrittenOrder } from "./schema/written-order.js";
-import { applyMemberDocs, memberDocsOf } from "./schema/member-docs.js";
+import { applyMemberDocs, memberDocsOf, pathSteps, type MemberDoc } from "./schema/member-docs.js";
 
 export interface BuiltTool {
   definition: ToolDefinition;
@@ -34,7 +35,21 @@ interface ArgumentSpec {
   node: ts.Node;
   required: boolean;
   defaultValue: JsonValue | undefined;
+  /** The initializer `defaultValue` was read from. */
+  defaultNode?: ts.Node;
   doc: ParamDoc;
+}
+
+/** One default check per run (a SchemaEngine serves one run), so Ajv is set up once. */
+const defaultChecks = new WeakMap<SchemaEngine, DefaultCheck>();
+
+function defaultCheckFor(engine: SchemaEngine): DefaultCheck {
+  let check = defaultChecks.get(engine);
+  if (check === undefined) {
+    check = new DefaultCheck();
+    defaultChecks.set(engine, check);
+  }
+  return check;
 }
 
 /** Turns one discovered tool into its OpenAI definition and calling convention, or diagnostics saying why not. */
@@ -115,12 +130,15 @@ export function buildTool(tool: DiscoveredTool, engine: SchemaEngine, checker: t
     diagnostics.push(diagnosticAt(node ?? tool.declaration, problem.severity, problem.message));
   }
   if (hasErrors(diagnostics)) return { diagnostics };
+  for (const broken of defaultCheckFor(engine).brokenDefaults(finished.parameters, typeCheckedDefaults(specs, named.memberDocs))) {
+    diagnostics.push(brokenDefaultDiagnostic(broken, specs, docs, byObject, tool));
+  }
 
   const call: CallingConvention = byObject ? { kind: "object" } : { kind: "positional", params: specs.map((spec) => spec.name) };
   const output = outputSchemaOf(tool, engine, checker);
   diagnostics.push(...output.diagnostics);
   const ordered = inWrittenOrder(finished.parameters, specs.map((spec) => ({ property: spec.name, type: spec.type, node: spec.node })), checker) as ParametersSchema;
-  const definition: ToolDefinition = { type: "function", function: { name: tool.name, description: docs.description, parameters: ordered } };
+  const definition: ToolDefinition = { type: "function", function: { name: tool.name, description: toolDescription(docs), parameters: ordered } };
   const strict = strictToolDefinition(definition);
   if (strict.lenient !== undefined) {
     const node = strict.lenient.problem.parameter === undefined ? undefined : nodeOf.get(strict.lenient.problem.parameter);
@@ -157,6 +175,7 @@ function positionalSpecs(tool: DiscoveredTool, parameters: readonly ts.Parameter
       // Optional: `?`, a default, or a rest parameter (reported above).
       required: parameter.questionToken === undefined && parameter.initializer === undefined,
       defaultValue: literalDefault(parameter.initializer),
+      ...(parameter.initializer === undefined ? {} : { defaultNode: parameter.initializer }),
       doc: { description: fromParamTag?.description ?? inline.description, tags: [...inline.tags, ...(fromParamTag?.tags ?? [])] },
     });
   });
@@ -170,28 +189,38 @@ function positionalSpecs(tool: DiscoveredTool, parameters: readonly ts.Parameter
  */
 function destructuredSpecs(parameter: ts.ParameterDeclaration, docs: ToolDocs, checker: ts.TypeChecker, libraryDocs: LibraryDocs): ArgumentSpec[] {
   const pattern = parameter.name;
-  const defaults = new Map<string, JsonValue | undefined>();
+  // By property name: `"a-b": x = 1` and `1.50: y = 2` default the members "a-b" and "1.5".
+  const defaults = new Map<string, ts.Expression>();
   if (ts.isObjectBindingPattern(pattern)) {
-    for (const element of pattern.elements) {
-      const key = (element.propertyName ?? element.name).getText();
-      if (element.initializer !== undefined) defaults.set(key, literalDefault(element.initializer));
-    }
+    for (const entry of patternDefaults(pattern)) if (entry.path.length === 0) defaults.set(entry.property, entry.initializer);
   }
   const type = checker.getTypeAtLocation(parameter);
   return checker.getPropertiesOfType(type).map((member) => {
     const name = member.getName();
     const declaration = member.valueDeclaration ?? member.declarations?.[0];
     const doc = memberParamDoc(docs, name);
+    const initializer = defaults.get(name);
     libraryDocs.read(member);
     return {
       name,
       type: checker.getTypeOfSymbol(member),
       node: declaration !== undefined && !isLibraryNode(declaration) ? declaration : parameter,
       required: !(member.flags & ts.SymbolFlags.Optional) && !defaults.has(name),
-      defaultValue: defaults.get(name),
+      defaultValue: literalDefault(initializer),
+      ...(initializer === undefined ? {} : { defaultNode: initializer }),
       doc: { description: doc?.description ?? memberDescription(member, checker), tags: [...memberTags(member), ...(doc?.tags ?? [])] },
     };
   });
+}
+
+/** The `@param` naming a member below a property (`opts.size`, as a message names it: no `[]` steps), if one does. */
+function memberParam(docs: ToolDocs, byObject: boolean, member: string): ParamDoc | undefined {
+  for (const [written, doc] of docs.params) {
+    const steps = pathSteps(written).filter((step) => step !== "[]");
+    // In a tool taking one destructured object, the first name may be the object's.
+    if (steps.join(".") === member || (byObject && steps.slice(1).join(".") === member)) return doc;
+  }
+  return undefined;
 }
 
 function memberParamDoc(docs: ToolDocs, member: string): ParamDoc | undefined {
@@ -282,6 +311,38 @@ function prototypeNameFindings(tool: DiscoveredTool, spec: ArgumentSpec, checker
   };
   visit(spec.type, spec.name, 0);
   return found;
+}
+
+/**
+ * The members whose `default` is a literal initializer the compiler checked against their type: one
+ * with a type assertion anywhere in it (`{} as Opts`) was not checked, nor is any `@default` tag.
+ */
+function typeCheckedDefaults(specs: readonly ArgumentSpec[], memberDocs: readonly MemberDoc[]): Set<string> {
+  const checked = new Set<string>();
+  for (const spec of specs) if (spec.defaultValue !== undefined && spec.defaultNode !== undefined && !hasTypeAssertion(spec.defaultNode)) checked.add(spec.name);
+  for (const entry of memberDocs) {
+    if (entry.kind === "default" && entry.value !== undefined && !hasTypeAssertion(entry.initializer)) checked.add([entry.property, ...entry.path].join("."));
+  }
+  return checked;
+}
+
+function hasTypeAssertion(node: ts.Node): boolean {
+  return ts.isAsExpression(node) || ts.isTypeAssertionExpression(node) || ts.isNonNullExpression(node) || ts.forEachChild(node, hasTypeAssertion) === true;
+}
+
+/**
+ * The warning for a default its own schema refuses, at what gave it: the initializer, else the
+ * `@default` tag (of the parameter, or of the `@param` naming the member), else the parameter.
+ */
+function brokenDefaultDiagnostic(broken: BrokenDefault, specs: readonly ArgumentSpec[], docs: ToolDocs, byObject: boolean, tool: DiscoveredTool): Diagnostic {
+  const spec = specs.find((entry) => entry.name === (broken.parameter ? broken.path : broken.path.split(".")[0]));
+  // The last `@default` is the one written (each replaces the one before).
+  const defaultTag = (tags: ParamDoc["tags"] | undefined) => tags?.filter((tag) => tag.name === "default").at(-1)?.node;
+  const node = broken.parameter ? spec?.defaultNode ?? defaultTag(spec?.doc.tags) : defaultTag(memberParam(docs, byObject, broken.path)?.tags);
+  const shown = JSON.stringify(broken.value);
+  const value = shown.length > 80 ? `${shown.slice(0, 79)}…` : shown;
+  const subject = `${broken.parameter ? "parameter" : "member"} "${broken.path}" of tool "${tool.name}"`;
+  return diagnosticAt(node ?? spec?.node ?? tool.declaration, "warning", `the default ${value} of ${subject} does not satisfy its own schema: ${broken.reason}`);
 }
 
 /**

@@ -102,7 +102,8 @@ function signaturesOf(fn: ts.FunctionDeclaration): ts.FunctionDeclaration[] {
   return signatures;
 }
 
-function toolFunctionOf(declaration: ts.Node): ToolFunction | undefined {
+/** The function a tool's declaration holds: itself (its implementation, when overloaded), or a `const`'s function. */
+export function toolFunctionOf(declaration: ts.Node): ToolFunction | undefined {
   if (ts.isFunctionDeclaration(declaration)) {
     if (declaration.getSourceFile().isDeclarationFile || declaration.body !== undefined) return declaration;
     return signaturesOf(declaration).find((signature) => signature.body !== undefined);

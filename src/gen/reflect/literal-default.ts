@@ -2,9 +2,11 @@ import type { JsonValue } from "../../shared/schemas-file.js";
 import { ts } from "../program/compiler.js";
 
 /**
- * The JSON value of a default initializer written as a literal (string, number, boolean, null, or an
- * array/object of those); `undefined` for anything computed, which then has no `default` in the schema.
- * Works on the compiler's nodes: it runs for every parameter of every tool.
+ * The JSON value of an expression written as a literal (string, number, boolean, null, or an
+ * array/object of those); `undefined` for anything computed. Read for default initializers (a computed
+ * one then has no `default` in the schema) and for the elements of an `as const` array or object whose
+ * values a type names (`(typeof KINDS)[number]`, written-order.ts). Works on the compiler's nodes: it
+ * runs for every parameter of every tool.
  */
 export function literalDefault(expression: ts.Expression | undefined): JsonValue | undefined {
   if (expression === undefined) return undefined;
@@ -42,7 +44,7 @@ export function literalDefault(expression: ts.Expression | undefined): JsonValue
   return undefined;
 }
 
-/** The key a string or numeric literal names in an object literal (`{ 1.50: x }` has key "1.5"). */
-function literalKey(name: ts.StringLiteral | ts.NumericLiteral): string {
+/** The key a string or numeric literal names in an object literal or pattern (`{ 1.50: x }` has key "1.5"). */
+export function literalKey(name: ts.StringLiteral | ts.NumericLiteral): string {
   return ts.isStringLiteral(name) ? name.text : String(Number(name.text));
 }

@@ -6,6 +6,8 @@ import { VALIDATION_TAGS } from "../schema/keywords.js";
 export interface DocTag {
   name: string;
   text: string;
+  /** The tag in the source, where problems with it are reported (absent for tags read through a symbol). */
+  node?: ts.Node;
 }
 
 type JSDoc = Compiler.JSDoc;
@@ -22,11 +24,14 @@ export interface ToolDocs {
   description: string;
   /** By the name written after `@param`: `path`, or `opts.field` for a member of an object parameter. */
   params: Map<string, ParamDoc>;
+  /** The text of the tool's own `@deprecated` (`""` when it has none); absent when the tool is not deprecated. */
+  deprecated?: string;
 }
 
 /**
  * Reads a tool's JSDoc. Validation tags written after `@param x …` (before the next `@param`) belong to
- * `x`, so a parameter's constraints sit next to its description.
+ * `x`, so a parameter's constraints sit next to its description; a `@deprecated` before the first
+ * `@param` is the tool's own (the first one counts).
  */
 export function readToolDocs(host: ts.Node): ToolDocs {
   const params = new Map<string, ParamDoc>();
@@ -34,17 +39,32 @@ export function readToolDocs(host: ts.Node): ToolDocs {
   if (doc === undefined) return { description: "", params };
   const sourceFile = host.getSourceFile();
   let current: ParamDoc | undefined;
+  let deprecated: string | undefined;
   for (const tag of doc.tags ?? []) {
     if (ts.isJSDocParameterTag(tag)) {
       current = { tags: [], tag };
       const description = cleanText(ts.getTextOfJSDocComment(tag.comment));
       if (description !== "") current.description = description;
       params.set(tag.name.getText(sourceFile), current);
-    } else if (VALIDATION_TAGS.has(tag.tagName.text) && current !== undefined) {
-      current.tags.push({ name: tag.tagName.text, text: ts.getTextOfJSDocComment(tag.comment) ?? "" });
+    } else if (current === undefined) {
+      if (tag.tagName.text === "deprecated") deprecated ??= cleanText(ts.getTextOfJSDocComment(tag.comment));
+    } else if (VALIDATION_TAGS.has(tag.tagName.text)) {
+      current.tags.push({ name: tag.tagName.text, text: ts.getTextOfJSDocComment(tag.comment) ?? "", node: tag });
     }
   }
-  return { description: cleanText(descriptionOf(doc, sourceFile)), params };
+  const description = cleanText(descriptionOf(doc, sourceFile));
+  return deprecated === undefined ? { description, params } : { description, params, deprecated };
+}
+
+/**
+ * The `description` a tool is written with: its JSDoc description, and for a deprecated tool a last
+ * paragraph saying so (`Deprecated: <reason>`, or `Deprecated.`), since providers accept no other key
+ * in a tool's definition to carry it.
+ */
+export function toolDescription(docs: ToolDocs): string {
+  if (docs.deprecated === undefined) return docs.description;
+  const notice = docs.deprecated === "" ? "Deprecated." : `Deprecated: ${docs.deprecated}`;
+  return docs.description === "" ? notice : `${docs.description}\n\n${notice}`;
 }
 
 /**
@@ -90,7 +110,7 @@ export function readInlineParamDoc(parameter: ts.ParameterDeclaration): ParamDoc
     const description = cleanText(ts.getTextOfJSDocComment(node.comment));
     if (description !== "") result.description = description;
     for (const tag of node.tags ?? []) {
-      if (VALIDATION_TAGS.has(tag.tagName.text)) result.tags.push({ name: tag.tagName.text, text: ts.getTextOfJSDocComment(tag.comment) ?? "" });
+      if (VALIDATION_TAGS.has(tag.tagName.text)) result.tags.push({ name: tag.tagName.text, text: ts.getTextOfJSDocComment(tag.comment) ?? "", node: tag });
     }
   }
   return result;

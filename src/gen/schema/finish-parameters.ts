@@ -1,3 +1,5 @@
+import { createRequire } from "node:module";
+import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import type { JsonSchema, JsonValue, ParametersSchema } from "../../shared/schemas-file.js";
 import { applyKeyword, isTypedKeyword, normalizeKeyword, placeKeyword, type PlacementProblem } from "./keywords.js";
 import { dropUnusedDefinitions, forEachSchema, orderSchemaKeys, settle } from "../../shared/schema-walk.js";
@@ -23,7 +25,7 @@ export interface TagProblem extends PlacementProblem {
 /**
  * Makes a tool's `parameters` self-contained and tidy: the definitions its `$ref`s need live inside it
  * under names that are safe in a JSON pointer, unused ones are dropped, tag keywords have their JSON
- * types and sit where that type is, and keywords are in a fixed order. Typed tag keywords are placed
+ * types and sit where that type is, `{}` admits every JSON value but null, and keywords are in a fixed order. Typed tag keywords are placed
  * after the whole tree has its strict-Ajv form, since splitting type lists and tuples moves the types
  * they belong with.
  */
@@ -49,6 +51,7 @@ export function finishParameters(
       const name = decodeURIComponent(ref.slice("#/definitions/".length));
       node.$ref = `#/definitions/${renamed.get(name) ?? name}`;
     }
+    anyValueButNull(node);
     splitTypeUnions(node);
     orderAlternatives(node);
     const tupleProblem = fixedLengthTuples(node);
@@ -91,6 +94,100 @@ export function placeParameterKeywords(
     }
   }
   return tagProblems;
+}
+
+/** A `default` that its own schema (the schema it sits on, without it) refuses. */
+export interface BrokenDefault {
+  /** `limit` for a parameter's own default, `opts.size` for a member's, `Tree.left` for one in a definition. */
+  path: string;
+  /** Whether it is the default of a property of the arguments object (a parameter) itself. */
+  parameter: boolean;
+  value: JsonValue;
+  /** What Ajv says, as `must be >= 1; must NOT have more than 3 characters`. */
+  reason: string;
+}
+
+const require = createRequire(import.meta.url);
+
+/**
+ * Checks every `default` in finished parameters against the schema it sits on: a default that breaks
+ * its own tags (`@minimum 1` with `= 0`) misleads the model and every reader of the schema, and
+ * TypeScript cannot see tags. Ajv is loaded (with `require`: it is CommonJS) when the first default is
+ * met, and one check serves a whole run; validators are kept by schema text, as tools share parameter
+ * types.
+ */
+export class DefaultCheck {
+  private ajv: Ajv | undefined;
+  private readonly validators = new Map<string, ValidateFunction>();
+
+  /**
+   * `typeChecked`: the members (`limit`, `opts.size`) whose default is an initializer the compiler has
+   * checked against their type. Where their schema says nothing but what that type says, the default
+   * cannot break it, so Ajv (about 50 ms to load) is not asked: most tools never load it.
+   */
+  brokenDefaults(parameters: ParametersSchema, typeChecked: ReadonlySet<string>): BrokenDefault[] {
+    const broken: BrokenDefault[] = [];
+    const properties = parameters.properties as { [name: string]: JsonSchema };
+    forEachSchema(parameters, (node) => {
+      if (node === parameters || !("default" in node)) return;
+      const path = memberPath(parameters, node) ?? "?";
+      if (typeChecked.has(path) && saysOnlyTheType(node)) return;
+      const reason = this.refusal(node, parameters.definitions);
+      if (reason === undefined) return;
+      broken.push({ path, parameter: properties[path] === node, value: node.default!, reason });
+    });
+    return broken;
+  }
+
+  /** Why `node`'s schema refuses its default, or undefined when it accepts it. */
+  private refusal(node: JsonSchema, definitions: JsonValue | undefined): string | undefined {
+    const schema: JsonSchema = {};
+    for (const key of Object.keys(node)) if (!ANNOTATIONS.has(key)) schema[key] = node[key]!;
+    if (definitions !== undefined) schema.definitions = definitions;
+    const text = JSON.stringify(schema);
+    let validate = this.validators.get(text);
+    if (validate === undefined) {
+      validate = this.instance().compile(schema);
+      this.validators.set(text, validate);
+    }
+    return validate(node.default) ? undefined : describeErrors(validate.errors ?? []);
+  }
+
+  private instance(): Ajv {
+    if (this.ajv === undefined) {
+      const { Ajv: AjvClass } = require("ajv") as typeof import("ajv");
+      const addFormats = (require("ajv-formats") as typeof import("ajv-formats")).default;
+      // Not strict: the schemas are gen's own, already in strict form; no meta-schema check (~45 ms to compile).
+      this.ajv = addFormats(new AjvClass({ allErrors: true, strict: false, validateSchema: false }));
+    }
+    return this.ajv;
+  }
+}
+
+/** Keywords that do not constrain a value, left out of the schema a default is checked against (and of its cache key). */
+const ANNOTATIONS = new Set(["default", "description", "examples", "deprecated"]);
+
+/** The keywords a TypeScript type alone gives a schema; tags give the others (and a `$ref` may lead to them). */
+const TYPE_KEYWORDS = new Set(["type", "enum", "const", "properties", "required", "additionalProperties", "items", "anyOf", "title"]);
+
+function saysOnlyTheType(schema: JsonSchema): boolean {
+  let only = true;
+  forEachSchema(schema, (node) => {
+    for (const key in node) if (!TYPE_KEYWORDS.has(key) && !ANNOTATIONS.has(key)) only = false;
+  });
+  return only;
+}
+
+/**
+ * Ajv's messages, each once, with where inside the default they are (`/0: must be >= 1`). In a union
+ * the branches the default is not even the type of say nothing useful, nor does the union's own
+ * "must match a schema in anyOf", when a branch of its type says why.
+ */
+function describeErrors(errors: readonly ErrorObject[]): string {
+  const inUnion = (error: ErrorObject) => /\/(anyOf|oneOf)\/\d+\//.test(error.schemaPath);
+  const specific = errors.filter((error) => error.keyword !== "anyOf" && error.keyword !== "oneOf" && !(error.keyword === "type" && inUnion(error)));
+  const shown = specific.length > 0 ? specific : errors;
+  return [...new Set(shown.map((error) => `${error.instancePath === "" ? "" : `${error.instancePath}: `}${error.message ?? error.keyword}`))].join("; ");
 }
 
 /** `finishedSharedSchema`'s results by the shared schema they were made from; `null` when finishing it found a problem. */
@@ -175,6 +272,23 @@ function byText(a: string, b: string): number {
 
 function isSchemaObject(value: JsonValue): value is JsonSchema {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Every JSON type but null, which TypeScript's `{}` excludes (with undefined). */
+const NON_NULL_TYPES: JsonValue[] = ["string", "number", "boolean", "object", "array"];
+
+/**
+ * TypeScript's `{}` accepts any value but null and undefined. typescript-json-schema writes it as an
+ * object with no properties and no `additionalProperties` (an empty interface, `object` and records all
+ * get `additionalProperties`), which refuses the strings, numbers, booleans and arrays `{}` accepts. It
+ * becomes the list of the other JSON types, which `splitTypeUnions` then turns into strict Ajv's form.
+ */
+function anyValueButNull(node: JsonSchema): void {
+  const properties = node.properties;
+  if (node.type !== "object" || properties === undefined || !isSchemaObject(properties) || Object.keys(properties).length > 0) return;
+  if (node.additionalProperties !== undefined || node.patternProperties !== undefined || node.required !== undefined) return;
+  delete node.properties;
+  node.type = NON_NULL_TYPES;
 }
 
 /**

@@ -3,6 +3,8 @@ import type { JsonSchema, JsonValue } from "../../shared/schemas-file.js";
 import { orderSchemaKeys } from "../../shared/schema-walk.js";
 import { diagnosticAt, type Diagnostic } from "../diagnostic.js";
 import type { ParamDoc } from "../reflect/tool-docs.js";
+import { toolFunctionOf } from "../reflect/discover-tools.js";
+import { patternDefaults } from "../reflect/pattern-defaults.js";
 import { applyKeyword, isTypedKeyword, keywordFromTag, placeKeyword } from "./keywords.js";
 
 /**
@@ -12,19 +14,41 @@ import { applyKeyword, isTypedKeyword, keywordFromTag, placeKeyword } from "./ke
  * description and the validation tags after it, as a doc comment on the member's declaration would (the
  * @param wins over one). A @param that names no parameter or member is a warning at the tag, never
  * silent.
+ *
+ * A tool taking one destructured object also gives members below its properties the defaults its
+ * pattern writes there (`{ filter: { tag = "x" } = {} }`), as a top-level default does: the value as
+ * `default` on the member's schema, which leaves its parent's `required` (a computed default only does
+ * the latter). A default reaching into a recursive type (a `$ref`) is skipped: that schema is the type's,
+ * shared by every use of it. One given by the pattern wins over a `@default` tag of the same member.
  */
 
-/** A @param for a member below a property of the arguments object. */
-export interface MemberDoc {
+/** What to write on a member below a property of the arguments object: a @param's doc, or a pattern's default. */
+export type MemberDoc = ParamMemberDoc | MemberDefault;
+
+interface MemberPlace {
   /** The property of the arguments object the path starts from. */
   property: string;
-  /** The steps written before the path, the property's name included: `opts.filters` for `opts.filters.tag`. */
-  lead: string[];
   /** The steps below it: member names, and `[]` for the elements of an array. */
   path: string[];
+}
+
+/** A @param for a member below a property of the arguments object. */
+export interface ParamMemberDoc extends MemberPlace {
+  kind: "param";
+  /** The steps written before the path, the property's name included: `opts.filters` for `opts.filters.tag`. */
+  lead: string[];
   /** The name as written after `@param`, for messages. */
   written: string;
   doc: ParamDoc;
+}
+
+/** A default the tool's destructuring pattern gives a member below a property. */
+export interface MemberDefault extends MemberPlace {
+  kind: "default";
+  /** `undefined` for a computed default. */
+  value: JsonValue | undefined;
+  /** The initializer it was read from. */
+  initializer: ts.Expression;
 }
 
 /** `o.items[].name` → `["o", "items", "[]", "name"]`. */
@@ -54,14 +78,16 @@ export function unmatchedParam(written: string, doc: ParamDoc, fallback: ts.Node
 
 /**
  * Which of a tool's @params name members below its properties, and warnings for those that name
- * nothing. `properties` are the names of the arguments object's properties; `destructured` when they are
- * the members of the tool's one destructured parameter (then a @param may start with the object's name).
+ * nothing; then the defaults its pattern writes below them. `properties` are the names of the arguments
+ * object's properties; `destructured` when they are the members of the tool's one destructured
+ * parameter (then a @param may start with the object's name). `declaration` is the tool's (its function
+ * or the `const` holding it), where a @param without a tag of its own is reported.
  */
 export function memberDocsOf(
   params: ReadonlyMap<string, ParamDoc>,
   properties: readonly string[],
   destructured: boolean,
-  fallback: ts.Node,
+  declaration: ts.Node,
   toolName: string,
 ): { memberDocs: MemberDoc[]; diagnostics: Diagnostic[] } {
   const names = new Set(properties);
@@ -74,10 +100,10 @@ export function memberDocsOf(
     if (first === undefined) continue;
     if (!destructured) {
       if (names.has(first)) {
-        if (steps.length > 1) memberDocs.push({ property: first, lead: steps.slice(0, 1), path: steps.slice(1), written: name, doc });
+        if (steps.length > 1) memberDocs.push({ kind: "param", property: first, lead: steps.slice(0, 1), path: steps.slice(1), written: name, doc });
       } else if (first !== "this") {
         const close = suggest(first, names);
-        diagnostics.push(unmatchedParam(name, doc, fallback, toolName, close === undefined ? undefined : name.replace(first, close)));
+        diagnostics.push(unmatchedParam(name, doc, declaration, toolName, close === undefined ? undefined : name.replace(first, close)));
       }
       continue;
     }
@@ -86,17 +112,28 @@ export function memberDocsOf(
       if (names.has(first)) continue;
       // The object's own name, which other @params start with (`@param opts` then `@param opts.query`).
       if (written.some((other) => other.startsWith(`${first}.`) || other.startsWith(`${first}[`))) continue;
-      diagnostics.push(unmatchedParam(name, doc, fallback, toolName, suggest(first, names)));
+      diagnostics.push(unmatchedParam(name, doc, declaration, toolName, suggest(first, names)));
     } else if (second !== undefined && second !== "[]" && names.has(second)) {
-      if (steps.length > 2) memberDocs.push({ property: second, lead: steps.slice(0, 2), path: steps.slice(2), written: name, doc });
+      if (steps.length > 2) memberDocs.push({ kind: "param", property: second, lead: steps.slice(0, 2), path: steps.slice(2), written: name, doc });
     } else if (names.has(first)) {
-      memberDocs.push({ property: first, lead: steps.slice(0, 1), path: steps.slice(1), written: name, doc });
+      memberDocs.push({ kind: "param", property: first, lead: steps.slice(0, 1), path: steps.slice(1), written: name, doc });
     } else {
       const close = second === undefined ? undefined : suggest(second, names);
-      diagnostics.push(unmatchedParam(name, doc, fallback, toolName, close === undefined ? undefined : name.replace(`.${second}`, `.${close}`)));
+      diagnostics.push(unmatchedParam(name, doc, declaration, toolName, close === undefined ? undefined : name.replace(`.${second}`, `.${close}`)));
     }
   }
+  if (destructured) memberDocs.push(...nestedDefaults(declaration, names));
   return { memberDocs, diagnostics };
+}
+
+/** The defaults below the properties that the pattern of the tool's destructured parameter writes. */
+function nestedDefaults(declaration: ts.Node, properties: ReadonlySet<string>): MemberDefault[] {
+  // A `this` parameter is named by an identifier, never a pattern.
+  const pattern = toolFunctionOf(declaration)?.parameters.map((parameter) => parameter.name).find(ts.isObjectBindingPattern);
+  if (pattern === undefined) return [];
+  return patternDefaults(pattern)
+    .filter((entry) => entry.path.length > 0 && properties.has(entry.property))
+    .map((entry) => ({ kind: "default", ...entry }));
 }
 
 function isSchema(value: JsonValue | undefined): value is JsonSchema {
@@ -130,48 +167,81 @@ function step(schema: JsonSchema, name: string, into: Step): void {
   }
 }
 
+/** Where a path leads from a property's schema: the schemas there and the ones holding them, or how far it got. */
+type Reached = { targets: JsonSchema[]; holders: JsonSchema[] } | { reached: string[]; last: Step };
+
+function reach(root: JsonSchema, path: readonly string[]): Reached {
+  let targets = [root];
+  let holders: JsonSchema[] = [];
+  const reached: string[] = [];
+  for (const name of path) {
+    const next: Step = { found: [], names: new Set() };
+    for (const target of targets) step(target, name, next);
+    if (next.found.length === 0) return { reached, last: next };
+    holders = targets;
+    targets = next.found;
+    reached.push(name);
+  }
+  return { targets, holders };
+}
+
+/** Takes `name` out of `required` wherever `schema` (or a branch of it) lists it as a member. */
+function dropRequired(schema: JsonSchema, name: string): void {
+  if (Array.isArray(schema.required) && isSchema(schema.properties) && name in schema.properties) {
+    const rest = schema.required.filter((entry) => entry !== name);
+    if (rest.length > 0) schema.required = rest;
+    else delete schema.required;
+  }
+  for (const key of ["anyOf", "oneOf", "allOf"]) {
+    const branches = schema[key];
+    if (Array.isArray(branches)) for (const branch of branches) if (isSchema(branch)) dropRequired(branch, name);
+  }
+}
+
 /**
- * Gives each member named by a @param path its description and tags, in `properties` (the finished
- * `parameters.properties`; a property changed is replaced by a changed copy, as its parts may be shared).
- * A path that reaches nothing is a warning naming what is there; one that goes through a recursive type
- * (a `$ref`) too, since the member's schema is that type's, shared by every use of it.
+ * Gives each member named by a @param path its description and tags, and each member a pattern gives a
+ * default that default, in `properties` (the finished `parameters.properties`; a property changed is
+ * replaced by a changed copy, as its parts may be shared). A @param path that reaches nothing is a
+ * warning naming what is there; one that goes through a recursive type (a `$ref`) too, since the member's
+ * schema is that type's, shared by every use of it. A default that reaches nothing is skipped.
  */
 export function applyMemberDocs(properties: { [name: string]: JsonSchema }, memberDocs: readonly MemberDoc[], fallback: ts.Node, toolName: string): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   const copies = new Map<string, JsonSchema>();
-  for (const { property, lead, path, written, doc } of memberDocs) {
+  for (const entry of memberDocs) {
+    const { property, path } = entry;
     if (properties[property] === undefined) continue;
     let root = copies.get(property);
     if (root === undefined) {
       root = structuredClone(properties[property]);
       copies.set(property, root);
     }
-    let targets = [root];
-    let reached: string[] = [];
-    let failed = false;
-    for (const name of path) {
-      const next: Step = { found: [], names: new Set() };
-      for (const target of targets) step(target, name, next);
-      if (next.found.length === 0) {
-        const at = joinSteps([...lead, ...reached]);
-        if (next.ref !== undefined) {
-          diagnostics.push(diagnosticAt(doc.tag ?? fallback, "warning",
-            `@param ${written} of tool "${toolName}" reaches into the recursive type ${next.ref} (at ${at}), whose members one @param cannot describe for this use alone; put a doc comment on the member where ${next.ref} declares it`));
-        } else {
-          const close = name === "[]" ? undefined : suggest(name, next.names);
-          const suggestion = close === undefined ? undefined : joinSteps([...lead, ...reached, close, ...path.slice(reached.length + 1)]);
-          diagnostics.push(unmatchedParam(written, doc, fallback, toolName, suggestion));
-        }
-        failed = true;
-        break;
-      }
-      targets = next.found;
-      reached = [...reached, name];
+    const found = reach(root, path);
+    if (entry.kind === "default") {
+      if (!("targets" in found)) continue;
+      const { value } = entry;
+      for (const target of found.targets) if (value !== undefined) target.default = structuredClone(value);
+      for (const holder of found.holders) dropRequired(holder, path[path.length - 1]!);
+      continue;
     }
-    if (failed) continue;
+    const { lead, written, doc } = entry;
+    if (!("targets" in found)) {
+      const { reached, last } = found;
+      const at = joinSteps([...lead, ...reached]);
+      if (last.ref !== undefined) {
+        diagnostics.push(diagnosticAt(doc.tag ?? fallback, "warning",
+          `@param ${written} of tool "${toolName}" reaches into the recursive type ${last.ref} (at ${at}), whose members one @param cannot describe for this use alone; put a doc comment on the member where ${last.ref} declares it`));
+      } else {
+        const name = path[reached.length]!;
+        const close = name === "[]" ? undefined : suggest(name, last.names);
+        const suggestion = close === undefined ? undefined : joinSteps([...lead, ...reached, close, ...path.slice(reached.length + 1)]);
+        diagnostics.push(unmatchedParam(written, doc, fallback, toolName, suggestion));
+      }
+      continue;
+    }
     const subject = `member "${written}" of tool "${toolName}"`;
     const problems = new Map<string, Diagnostic>();
-    for (const target of targets) {
+    for (const target of found.targets) {
       if (doc.description !== undefined) target.description = doc.description;
       for (const tag of doc.tags) {
         const result = keywordFromTag(tag.name, tag.text);

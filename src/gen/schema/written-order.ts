@@ -1,12 +1,16 @@
 /**
  * Enum values and union branches in the order the source writes them (`"m" | "km" | "mi"` stays so), an
- * alias of a union flattened in place. The checker lists a union's members in the order it happened to
+ * alias of a union flattened in place, `boolean` standing for `false, true` where it is written, and the
+ * values of an `as const` array or object in its order where a type names them (`(typeof KINDS)[number]`,
+ * `(typeof O)[keyof typeof O]`). The checker lists a union's members in the order it happened to
  * create their types, which differs between a cold run and a watch-mode update, so finishing sorts them
  * first; this then puts them in written order, read from the declarations alone, so the bytes still
  * depend on the source only. A schema node whose declaration cannot be followed keeps the sorted order.
  */
+import type { ts as Compiler } from "ts-morph";
 import { ts } from "../program/compiler.js";
 import type { JsonSchema, JsonValue } from "../../shared/schemas-file.js";
+import { literalDefault } from "../reflect/literal-default.js";
 
 /** Where a schema came from: the type and, when there is one, the declaration or type node that wrote it. */
 export interface WrittenPlace {
@@ -60,8 +64,8 @@ function ordered(schema: JsonSchema, type: ts.Type, node: ts.Node | undefined, w
     return out;
   }
   const members = writtenMembers(type, node, checker);
-  const written = members?.map((member) => literalOf(member, checker));
-  const literalRank = (value: JsonValue): number => written?.findIndex((literal) => literal !== undefined && literal.value === value) ?? -1;
+  const written = members?.flatMap((member) => writtenLiterals(member, checker));
+  const literalRank = (value: JsonValue): number => written?.indexOf(value) ?? -1;
   if (Array.isArray(schema.enum) && written !== undefined) out.enum = inOrder(schema.enum, literalRank);
   for (const key of ["anyOf", "oneOf"] as const) {
     const branches = schema[key];
@@ -76,7 +80,7 @@ function ordered(schema: JsonSchema, type: ts.Type, node: ts.Node | undefined, w
       // Literals of a union that also has other members are one branch: they follow the union's order.
       if (Array.isArray(branch.enum)) return { ...branch, enum: inOrder(branch.enum, literalRank) };
       const match = keyed.find((entry) => entry.key !== undefined && branchKeys(branch, walk).includes(entry.key));
-      return match === undefined ? branch : ordered(branch, checker.getTypeFromTypeNode(match.member as ts.TypeNode), match.member, walk, depth + 1);
+      return match === undefined || !ts.isTypeNode(match.member) ? branch : ordered(branch, checker.getTypeFromTypeNode(match.member), match.member, walk, depth + 1);
     });
   }
   if (isSchema(schema.properties)) {
@@ -135,10 +139,72 @@ function flatten(node: ts.Node, checker: ts.TypeChecker, depth: number): ts.Node
     if (declaration !== undefined && ts.isEnumDeclaration(declaration)) return [...declaration.members];
     if (declaration !== undefined && ts.isTypeAliasDeclaration(declaration) && declaration.typeParameters === undefined) {
       const inner = declaration.type;
-      if (ts.isUnionTypeNode(inner) || ts.isParenthesizedTypeNode(inner) || ts.isTypeReferenceNode(inner)) return flatten(inner, checker, depth + 1);
+      if (ts.isUnionTypeNode(inner) || ts.isParenthesizedTypeNode(inner) || ts.isTypeReferenceNode(inner) || ts.isIndexedAccessTypeNode(inner)) return flatten(inner, checker, depth + 1);
     }
   }
+  if (ts.isIndexedAccessTypeNode(node)) {
+    const values = constValues(node, checker);
+    if (values !== undefined) return values.flatMap((value) => flatten(value, checker, depth + 1));
+  }
   return [node];
+}
+
+/**
+ * What `(typeof A)[number]` or `(typeof O)[keyof typeof O]` stands for, in the order the constant writes
+ * it: the element types of its declared tuple type or array type, else the elements of its `as const`
+ * array or the values of its `as const` object (expressions, read as literals); `undefined` when the
+ * constant cannot be followed or holds a spread.
+ */
+function constValues(node: Compiler.IndexedAccessTypeNode, checker: ts.TypeChecker): ts.Node[] | undefined {
+  const object = withoutParentheses(node.objectType);
+  if (!ts.isTypeQueryNode(object)) return undefined;
+  const constant = variableOf(object.exprName, checker);
+  if (constant === undefined) return undefined;
+  const index = withoutParentheses(node.indexType);
+  if (index.kind === ts.SyntaxKind.NumberKeyword) {
+    if (constant.type !== undefined) {
+      const declared = withoutParentheses(constant.type);
+      const list = ts.isTypeOperatorNode(declared) && declared.operator === ts.SyntaxKind.ReadonlyKeyword ? withoutParentheses(declared.type) : declared;
+      if (ts.isTupleTypeNode(list)) return list.elements.some(ts.isRestTypeNode) ? undefined : list.elements.map((element) => (ts.isNamedTupleMember(element) ? element.type : element));
+      return ts.isArrayTypeNode(list) ? [list.elementType] : undefined;
+    }
+    const array = constantValue(constant.initializer);
+    if (array === undefined || !ts.isArrayLiteralExpression(array) || array.elements.some(ts.isSpreadElement)) return undefined;
+    return [...array.elements];
+  }
+  if (constant.type !== undefined || !ts.isTypeOperatorNode(index) || index.operator !== ts.SyntaxKind.KeyOfKeyword) return undefined;
+  const keys = withoutParentheses(index.type);
+  if (!ts.isTypeQueryNode(keys) || variableOf(keys.exprName, checker) !== constant) return undefined;
+  const literal = constantValue(constant.initializer);
+  if (literal === undefined || !ts.isObjectLiteralExpression(literal)) return undefined;
+  const values = literal.properties.map((property) => (ts.isPropertyAssignment(property) ? property.initializer : undefined));
+  return values.every((value) => value !== undefined) ? values : undefined;
+}
+
+function withoutParentheses(node: ts.TypeNode): ts.TypeNode {
+  return ts.isParenthesizedTypeNode(node) ? withoutParentheses(node.type) : node;
+}
+
+/** The `const` a `typeof` names, through an import. */
+function variableOf(name: Compiler.EntityName, checker: ts.TypeChecker): Compiler.VariableDeclaration | undefined {
+  let symbol = checker.getSymbolAtLocation(name);
+  if (symbol !== undefined && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
+  const declaration = symbol?.valueDeclaration;
+  return declaration !== undefined && ts.isVariableDeclaration(declaration) ? declaration : undefined;
+}
+
+/** The array or object an initializer writes, through `as const`, `satisfies` and parentheses. */
+function constantValue(expression: ts.Expression | undefined): ts.Expression | undefined {
+  if (expression === undefined) return undefined;
+  if (ts.isParenthesizedExpression(expression) || ts.isAsExpression(expression) || ts.isSatisfiesExpression(expression)) return constantValue(expression.expression);
+  return expression;
+}
+
+/** The literal values a written member stands for: its own, `false, true` for `boolean`, none for the rest. */
+function writtenLiterals(node: ts.Node, checker: ts.TypeChecker): JsonValue[] {
+  if (node.kind === ts.SyntaxKind.BooleanKeyword) return [false, true];
+  const literal = literalOf(node, checker);
+  return literal === undefined ? [] : [literal.value];
 }
 
 function literalOf(node: ts.Node, checker: ts.TypeChecker): { value: JsonValue } | undefined {
@@ -146,15 +212,10 @@ function literalOf(node: ts.Node, checker: ts.TypeChecker): { value: JsonValue }
     const value = checker.getConstantValue(node);
     return value === undefined ? undefined : { value };
   }
-  if (!ts.isLiteralTypeNode(node)) return undefined;
-  const literal = node.literal;
-  if (ts.isStringLiteral(literal) || ts.isNoSubstitutionTemplateLiteral(literal)) return { value: literal.text };
-  if (ts.isNumericLiteral(literal)) return { value: Number(literal.text) };
-  if (ts.isPrefixUnaryExpression(literal) && literal.operator === ts.SyntaxKind.MinusToken && ts.isNumericLiteral(literal.operand)) return { value: -Number(literal.operand.text) };
-  if (literal.kind === ts.SyntaxKind.TrueKeyword) return { value: true };
-  if (literal.kind === ts.SyntaxKind.FalseKeyword) return { value: false };
-  if (literal.kind === ts.SyntaxKind.NullKeyword) return { value: null };
-  return undefined;
+  // A literal type, or an element of an `as const` constant (constValues).
+  const expression = ts.isLiteralTypeNode(node) ? node.literal : ts.isExpression(node) ? node : undefined;
+  const value = literalDefault(expression);
+  return value === undefined || (typeof value === "object" && value !== null) ? undefined : { value };
 }
 
 /** What a written member is, in the terms a schema branch can be matched by. */
