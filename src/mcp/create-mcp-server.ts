@@ -31,6 +31,7 @@ import { abortWhenAny } from "../runtime/execution/abort-fan-out.js";
 import { createAjv2020, toJsonSchema2020 } from "./json-schema-2020.js";
 import { toolResult, type OutputCheck } from "./tool-result.js";
 import { CallQueue, DEFAULT_MAX_CONCURRENT_CALLS, QueueFull } from "./call-queue.js";
+import { idString } from "./id-literals.js";
 import { commandLine } from "../shared/package-layout.js";
 import { isLogLevel, LOG_LEVELS, logLevelPasses, type LogLevel } from "../runtime/execution/tool-reports.js";
 import type { ToolReport } from "../runtime/loop/types.js";
@@ -217,7 +218,7 @@ export function createMcpServer(options: McpServerOptions): McpServerHandle {
       // JSON.parse took it, but writing it back needs more stack: nesting thousands deep.
       return { content: [{ type: "text", text: `The arguments for ${name} are nested too deeply to read (${String(error)}), so it was not run. Send the arguments again with far less nesting.` }], isError: true };
     }
-    const run = await set.executor.run({ id: String(request.id), type: "function", function: { name, arguments: argumentsText } }, { workspace, signal, onReport });
+    const run = await set.executor.run({ id: idString(request.id), type: "function", function: { name, arguments: argumentsText } }, { workspace, signal, onReport });
     if (run.status === "unknown_tool") throw protocolError(ErrorCode.InvalidParams, run.content);
     let output: OutputCheck | undefined;
     try {

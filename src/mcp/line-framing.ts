@@ -1,15 +1,18 @@
 /**
  * The MCP stdio transport, framed defensively: one JSON-RPC message per line, and every bad line is
  * answered instead of only reported. A line that is not JSON gets a parse error (id null); JSON that is
- * not a JSON-RPC message gets an invalid-request error (with its id when one can be read); a line longer
- * than `maxLineBytes` is dropped as it streams in (never buffered whole) with an invalid-request error;
- * blank lines are ignored. The SDK's stock stdio transport only passes such lines to `onerror`, so a
- * client waiting on its request would wait forever, and it closes itself on an oversized line.
+ * not a JSON-RPC message gets an invalid-request error (with its id when one can be read); a request
+ * whose id is still in flight gets an invalid-request error with that id (ids-in-flight.ts); a line
+ * longer than `maxLineBytes` is dropped as it streams in (never buffered whole) with an invalid-request
+ * error; blank lines are ignored. The SDK's stock stdio transport only passes such lines to `onerror`, so
+ * a client waiting on its request would wait forever, and it closes itself on an oversized line. Every
+ * id is answered as it was written (id-literals.ts).
  */
-import { randomUUID } from "node:crypto";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { readJsonRpcMessage } from "./json-rpc-shape.js";
+import { readableId, serializeMessage, withIdLiterals, type WireId } from "./id-literals.js";
+import { idInUse, IdsInFlight } from "./ids-in-flight.js";
 import { jsonParseMessage } from "../shared/json-parse-message.js";
 
 /** The longest line accepted: 8 MiB, room for large tool arguments, small enough to bound memory. */
@@ -29,8 +32,7 @@ export function createLineFraming(options: LineFramingOptions): Transport {
   /** Inside an oversized line, already answered: its remaining bytes are skipped up to the newline. */
   let dropping = false;
   let closed = false;
-  // JSON-RPC ids go back exactly as they came, and -0 is not 0; the SDK would key and answer it as 0.
-  const negativeZero = `-0 ${randomUUID()}`;
+  const inFlight = new IdsInFlight();
 
   const transport: Transport = {
     async start() {
@@ -40,7 +42,8 @@ export function createLineFraming(options: LineFramingOptions): Transport {
     },
     async send(message) {
       if (closed) return;
-      await write(`${serialize(message, negativeZero)}\n`);
+      inFlight.sent(message);
+      await write(`${serializeMessage(message)}\n`);
     },
     async close() {
       if (closed) return;
@@ -53,8 +56,8 @@ export function createLineFraming(options: LineFramingOptions): Transport {
     },
   };
 
-  function answerError(id: string | number | null, code: number, message: string): void {
-    transport.send({ jsonrpc: "2.0", id: Object.is(id, -0) ? negativeZero : id, error: { code, message } } as unknown as JSONRPCMessage).catch((error: unknown) => transport.onerror?.(asError(error)));
+  function answerError(id: WireId | null, code: number, message: string): void {
+    transport.send({ jsonrpc: "2.0", id, error: { code, message } } as unknown as JSONRPCMessage).catch((error: unknown) => transport.onerror?.(asError(error)));
   }
 
   function onData(chunk: Buffer | string): void {
@@ -95,12 +98,19 @@ export function createLineFraming(options: LineFramingOptions): Transport {
       answerError(null, ErrorCode.ParseError, `Parse error: the line is not JSON (${jsonParseMessage(error)}); send one JSON-RPC message per line.`);
       return;
     }
-    const read = readJsonRpcMessage(value);
+    const prepared = withIdLiterals(line, value);
+    const read = readJsonRpcMessage(prepared);
     if (!read.ok) {
-      answerError(readableId(value), ErrorCode.InvalidRequest, read.problem);
+      answerError(readableId(line, prepared), ErrorCode.InvalidRequest, read.problem);
       return;
     }
-    transport.onmessage?.(withNegativeZeroIds(read.message, negativeZero));
+    const { message } = read;
+    const inUse = inFlight.arrived(message);
+    if (inUse !== undefined) {
+      answerError(inUse, ErrorCode.InvalidRequest, idInUse(inUse));
+      return;
+    }
+    transport.onmessage?.(message);
   }
 
   function onEnd(): void {
@@ -113,29 +123,6 @@ export function createLineFraming(options: LineFramingOptions): Transport {
   }
 
   return transport;
-}
-
-/** The message with an `id` (or a cancellation's `requestId`) of -0 replaced by `marker`. */
-function withNegativeZeroIds(message: JSONRPCMessage, marker: string): JSONRPCMessage {
-  const record = message as { id?: unknown; params?: { requestId?: unknown } };
-  if (Object.is(record.id, -0)) return { ...message, id: marker } as JSONRPCMessage;
-  if (Object.is(record.params?.requestId, -0)) return { ...message, params: { ...record.params, requestId: marker } } as JSONRPCMessage;
-  return message;
-}
-
-/** The message as one JSON text, `marker` written back as the id -0 it stood for. */
-function serialize(message: JSONRPCMessage, marker: string): string {
-  const { id, ...rest } = message as { id?: unknown };
-  if (id !== marker) return JSON.stringify(message);
-  const body = JSON.stringify(rest);
-  return body === "{}" ? '{"id":-0}' : `{"id":-0,${body.slice(1)}`;
-}
-
-/** The id of a message that failed validation, when it has a usable one (the error answer carries it). */
-export function readableId(value: unknown): string | number | null {
-  if (typeof value !== "object" || value === null || !("id" in value)) return null;
-  const { id } = value as { id: unknown };
-  return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : null;
 }
 
 function asError(error: unknown): Error {

@@ -71,7 +71,7 @@ describe("serving over Streamable HTTP", () => {
     await client.close();
     const reused = await post(server.url, JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }), { "mcp-session-id": ended });
     expect(reused.status).toBe(404);
-    expect(reused.json).toMatchObject({ jsonrpc: "2.0", error: { code: -32001 }, id: null });
+    expect(reused.json).toMatchObject({ jsonrpc: "2.0", error: { code: -32001 }, id: 2 });
     const unknown = await post(server.url, JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }), { "mcp-session-id": "00000000-0000-4000-8000-000000000000" });
     expect(unknown.status).toBe(404);
     const again = await connectClient(server.url);

@@ -5,6 +5,7 @@
  */
 import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { RequestRecord } from "./request-log.js";
+import type { IdsInFlight } from "../ids-in-flight.js";
 
 export interface HttpSession {
   transport: StreamableHTTPServerTransport;
@@ -14,6 +15,8 @@ export interface HttpSession {
   lastActive: number;
   /** The log records of this session's requests waiting for their response, by JSON-RPC id. */
   awaiting: Map<string | number, RequestRecord>;
+  /** The ids of its requests not yet answered: a request reusing one is refused (409). */
+  ids: IdsInFlight;
 }
 
 export class HttpSessions {

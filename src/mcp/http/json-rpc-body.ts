@@ -2,27 +2,29 @@
  * What a POST body holds, read before the SDK's transport sees it, so each bad body gets its own answer
  * (the transport calls every one a parse error): not JSON → 400 with -32700 (id null); JSON that is
  * not one JSON-RPC 2.0 message, or a batch (the current specification has none) → 400 with -32600,
- * with the message's id when one can be read.
+ * with the message's id when one can be read. Ids are kept as written (id-literals.ts).
  */
 import { JSONRPCMessageSchema, RELATED_TASK_META_KEY, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { readableId } from "../line-framing.js";
+import { readableId, withIdLiterals, type WireId } from "../id-literals.js";
 import { readJsonRpcMessage } from "../json-rpc-shape.js";
 
-export type BodyMessage = { ok: true; message: JSONRPCMessage } | { ok: false; code: number; error: string; id: string | number | null };
+export type BodyMessage = { ok: true; message: JSONRPCMessage } | { ok: false; code: number; error: string; id: WireId | null };
 
 export function parseBodyMessage(body: Buffer): BodyMessage {
+  const text = body.toString("utf8");
   let value: unknown;
   try {
-    value = JSON.parse(body.toString("utf8"));
+    value = JSON.parse(text);
   } catch (error) {
     return { ok: false, code: -32700, error: `Parse error: the body is not JSON (${error instanceof Error ? error.message : String(error)}); send one JSON-RPC message.`, id: null };
   }
   if (Array.isArray(value)) return { ok: false, code: -32600, error: "Invalid Request: a batch (JSON array) is not accepted; send one JSON-RPC message per request.", id: null };
-  if (plainCall(value)) return { ok: true, message: value as JSONRPCMessage };
-  const read = readJsonRpcMessage(value);
-  if (!read.ok) return { ok: false, code: -32600, error: read.problem, id: readableId(value) };
+  const prepared = withIdLiterals(text, value);
+  if (plainCall(prepared)) return { ok: true, message: prepared as JSONRPCMessage };
+  const read = readJsonRpcMessage(prepared);
+  if (!read.ok) return { ok: false, code: -32600, error: read.problem, id: readableId(text, prepared) };
   // The message as sent, not as the schema rebuilt it: the executor reads `arguments` exactly as they came.
-  return { ok: true, message: value as JSONRPCMessage };
+  return { ok: true, message: prepared as JSONRPCMessage };
 }
 
 /**

@@ -5,8 +5,11 @@
  * Before a request reaches the transport this module answers, in order: `/healthz` (200 `ok`, nothing
  * else checked; 503 while shutting down), shutdown (503), the DNS-rebinding guard (403), the OAuth protected-resource metadata,
  * unknown paths (404), authentication (401), the method (405), `Accept` (406), `Content-Type` (415),
- * the body limit (413), bad bodies (400), unknown sessions (404), the session limit and a full call
- * queue (503 with `Retry-After`). Every request leaves one log line when its response ends (its
+ * the body limit (413), bad bodies (400), unknown sessions (404, with the request's id), the session
+ * limit and a full call queue (503 with `Retry-After`), a request id still in flight in its session (409,
+ * -32600; ids-in-flight.ts). A request target in absolute form (`POST http://HOST:PORT/mcp`, as proxies
+ * send) is served as its path, its authority judged as `Host` is (rebinding-guard.ts). Ids are answered
+ * as the client wrote them (id-literals.ts). Every request leaves one log line when its response ends (its
  * outcome `error` for any status from 400; its status `aborted` when the client left before any answer).
  */
 import { randomUUID } from "node:crypto";
@@ -15,6 +18,10 @@ import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerHandle } from "../create-mcp-server.js";
+import { isIdLiteral, type WireId } from "../id-literals.js";
+import { idInUse, IdsInFlight } from "../ids-in-flight.js";
+import { writeIdLiteralsTo } from "./id-literal-response.js";
+import { requestTarget } from "./request-target.js";
 import { answerError, answerJson, answerText } from "./http-answers.js";
 import { HttpSessions, touch, type HttpSession } from "./http-sessions.js";
 import type { Authenticate } from "./authenticate.js";
@@ -79,7 +86,10 @@ export async function serveHttp(options: ServeHttpOptions): Promise<{ ok: true; 
       if (record.outcome === undefined && res.statusCode >= 400) record.outcome = "error";
       logRequest(requestLogLine(record, res.statusCode, ms));
     });
-    const pathname = (req.url ?? "/").split("?")[0];
+    const target = requestTarget(req.url ?? "/");
+    const pathname = target.path;
+    // The SDK's transport is given the origin form, whatever form the request line used.
+    req.url = target.originForm;
     if (pathname === "/healthz") {
       // While shutting down it says so, and a load balancer stops sending requests here.
       if (stopping) answerText(res, 503, "stopping", { connection: "close" });
@@ -88,7 +98,7 @@ export async function serveHttp(options: ServeHttpOptions): Promise<{ ok: true; 
       return;
     }
     if (stopping) return answerError(res, 503, -32000, "the server is shutting down; connect again (another replica, or this one once it is back)", { ...BUSY, connection: "close" });
-    const refused = guard(req.headers.origin, req.headers.host);
+    const refused = guard(req.headers.origin, req.headers.host, target.authority);
     if (refused !== undefined) return answerError(res, 403, -32000, `Forbidden: ${refused}.`);
     if (options.oauth !== undefined && (pathname === METADATA_PATH || pathname === `${METADATA_PATH}${MCP_PATH}`)) {
       // RFC 9728 metadata is read with GET; anything else is the wrong method, not a second way to read it.
@@ -135,9 +145,10 @@ export async function serveHttp(options: ServeHttpOptions): Promise<{ ok: true; 
     }
     answering.add(res);
     res.once("close", () => answering.delete(res));
+    if (isIdLiteral(id)) writeIdLiteralsTo(res);
     if (options.stateless) return statelessRequest(req, res, record, message);
     if (req.headers["mcp-session-id"] !== undefined) {
-      const session = findSession(req, res);
+      const session = findSession(req, res, id ?? null);
       if (session === undefined) return;
       return inSession(session, req, res, record, message);
     }
@@ -145,14 +156,15 @@ export async function serveHttp(options: ServeHttpOptions): Promise<{ ok: true; 
     return newSession(req, res, record, message);
   }
 
-  function findSession(req: IncomingMessage, res: ServerResponse): HttpSession | undefined {
+  /** `requestId`: the id of the request the POST carries, for the error answer. */
+  function findSession(req: IncomingMessage, res: ServerResponse, requestId: WireId | null = null): HttpSession | undefined {
     const id = req.headers["mcp-session-id"];
     if (typeof id !== "string" || id === "") {
-      answerError(res, 400, -32000, "Bad Request: the Mcp-Session-Id header is required; send initialize first to get one.");
+      answerError(res, 400, -32000, "Bad Request: the Mcp-Session-Id header is required; send initialize first to get one.", {}, requestId);
       return undefined;
     }
     const session = sessions.get(id);
-    if (session === undefined) answerError(res, 404, -32001, "Session not found: it ended or never existed; send initialize again for a new session.");
+    if (session === undefined) answerError(res, 404, -32001, "Session not found: it ended or never existed; send initialize again for a new session.", {}, requestId);
     return session;
   }
 
@@ -173,6 +185,7 @@ export async function serveHttp(options: ServeHttpOptions): Promise<{ ok: true; 
       busy: 0,
       lastActive: Date.now(),
       awaiting: new Map(),
+      ids: new IdsInFlight(),
     };
     observeOutcomes(session);
     const server = handle.newServer({
@@ -192,18 +205,23 @@ export async function serveHttp(options: ServeHttpOptions): Promise<{ ok: true; 
   }
 
   async function inSession(session: HttpSession, req: IncomingMessage, res: ServerResponse, record: RequestRecord, message?: JSONRPCMessage): Promise<void> {
+    const inUse = message !== undefined ? session.ids.arrived(message) : undefined;
+    if (inUse !== undefined) return answerError(res, 409, -32600, idInUse(inUse), {}, inUse);
     touch(session, 1);
     const id = message !== undefined && "id" in message && "method" in message ? message.id : undefined;
     if (id !== undefined) session.awaiting.set(id, record);
     res.once("close", () => {
       touch(session, -1);
       if (id !== undefined && session.awaiting.get(id) === record) session.awaiting.delete(id);
+      // Refused by the SDK's transport before it reached the protocol server: no answer will free the id.
+      if (id !== undefined && res.statusCode !== 200) session.ids.release(id);
     });
     await session.transport.handleRequest(req, res, message);
   }
 
   async function statelessRequest(req: IncomingMessage, res: ServerResponse, record: RequestRecord, message: JSONRPCMessage): Promise<void> {
-    const session: HttpSession = { transport: new StreamableHTTPServerTransport({ sessionIdGenerator: undefined }), busy: 0, lastActive: Date.now(), awaiting: new Map() };
+    // One message per POST: no other request shares its ids, so none is refused as in use.
+    const session: HttpSession = { transport: new StreamableHTTPServerTransport({ sessionIdGenerator: undefined }), busy: 0, lastActive: Date.now(), awaiting: new Map(), ids: new IdsInFlight() };
     observeOutcomes(session);
     const server = handle.newServer({ listChanged: false, stateless: true });
     await server.connect(session.transport);
@@ -217,6 +235,7 @@ export async function serveHttp(options: ServeHttpOptions): Promise<{ ok: true; 
   function observeOutcomes(session: HttpSession): void {
     const send = session.transport.send.bind(session.transport);
     session.transport.send = (message, sendOptions) => {
+      session.ids.sent(message);
       const outcome = responseOutcome(message);
       if (outcome !== undefined && "id" in message && message.id !== undefined) {
         const record = session.awaiting.get(message.id);
