@@ -15,7 +15,7 @@ import { readToolAnnotations } from "./reflect/tool-annotations.js";
 import { readInlineParamDoc, readToolDocs, toolDescription, type ParamDoc, type ToolDocs } from "./reflect/tool-docs.js";
 import { strictToolDefinition } from "../shared/dialects/strict-tool.js";
 import { inWrittenOrder } from "./schema/written-order.js";
-import { applyMemberDocs, memberDocsOf, pathSteps, type MemberDoc } from "./schema/member-docs.js";
+import { applyMemberDocs, memberDocsOf, pathSteps, type MemberDefault, type MemberDoc } from "./schema/member-docs.js";
 
 export interface BuiltTool {
   definition: ToolDefinition;
@@ -131,7 +131,7 @@ export function buildTool(tool: DiscoveredTool, engine: SchemaEngine, checker: t
   }
   if (hasErrors(diagnostics)) return { diagnostics };
   for (const broken of defaultCheckFor(engine).brokenDefaults(finished.parameters, typeCheckedDefaults(specs, named.memberDocs))) {
-    diagnostics.push(brokenDefaultDiagnostic(broken, specs, docs, byObject, tool));
+    diagnostics.push(brokenDefaultDiagnostic(broken, specs, docs, named.memberDocs, byObject, tool));
   }
 
   const call: CallingConvention = byObject ? { kind: "object" } : { kind: "positional", params: specs.map((spec) => spec.name) };
@@ -331,18 +331,27 @@ function hasTypeAssertion(node: ts.Node): boolean {
 }
 
 /**
- * The warning for a default its own schema refuses, at what gave it: the initializer, else the
- * `@default` tag (of the parameter, or of the `@param` naming the member), else the parameter.
+ * The warning for a default its own schema refuses, at what gave it: the initializer (a member's: the
+ * one its destructuring pattern writes), else the `@default` tag (of the parameter, or of the `@param`
+ * naming the member), else the parameter.
  */
-function brokenDefaultDiagnostic(broken: BrokenDefault, specs: readonly ArgumentSpec[], docs: ToolDocs, byObject: boolean, tool: DiscoveredTool): Diagnostic {
+function brokenDefaultDiagnostic(broken: BrokenDefault, specs: readonly ArgumentSpec[], docs: ToolDocs, memberDocs: readonly MemberDoc[], byObject: boolean, tool: DiscoveredTool): Diagnostic {
   const spec = specs.find((entry) => entry.name === (broken.parameter ? broken.path : broken.path.split(".")[0]));
   // The last `@default` is the one written (each replaces the one before).
   const defaultTag = (tags: ParamDoc["tags"] | undefined) => tags?.filter((tag) => tag.name === "default").at(-1)?.node;
-  const node = broken.parameter ? spec?.defaultNode ?? defaultTag(spec?.doc.tags) : defaultTag(memberParam(docs, byObject, broken.path)?.tags);
+  const node = broken.parameter
+    ? spec?.defaultNode ?? defaultTag(spec?.doc.tags)
+    : patternInitializer(memberDocs, broken.path) ?? defaultTag(memberParam(docs, byObject, broken.path)?.tags);
   const shown = JSON.stringify(broken.value);
   const value = shown.length > 80 ? `${shown.slice(0, 79)}…` : shown;
   const subject = `${broken.parameter ? "parameter" : "member"} "${broken.path}" of tool "${tool.name}"`;
   return diagnosticAt(node ?? spec?.node ?? tool.declaration, "warning", `the default ${value} of ${subject} does not satisfy its own schema: ${broken.reason}`);
+}
+
+/** The literal initializer a destructuring pattern writes for the member `opts.size`, if it writes one (a computed one gives no `default`). */
+function patternInitializer(memberDocs: readonly MemberDoc[], member: string): ts.Node | undefined {
+  const written = memberDocs.find((entry): entry is MemberDefault => entry.kind === "default" && entry.value !== undefined && [entry.property, ...entry.path].join(".") === member);
+  return written?.initializer;
 }
 
 /**

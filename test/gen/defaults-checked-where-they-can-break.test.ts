@@ -1,7 +1,8 @@
 /**
  * gen asks Ajv about a default only where the default can break its schema: a literal initializer the
- * compiler checked against a type that says all its schema says is left alone, and Ajv (about 50 ms to
- * load) is then never loaded; a type assertion in the initializer, or a tag keyword, is checked. Defaults of
+ * compiler checked against a type of primitives, literals and arrays whose schema says no more is left
+ * alone, and Ajv (about 50 ms to load) is then never loaded; a type assertion in the initializer, a tag
+ * keyword or an object type (structural for the compiler, closed for the schema) is checked. Defaults of
  * a destructured parameter are read by property name, quoted and numeric keys included.
  */
 import { spawnSync } from "node:child_process";
@@ -31,9 +32,10 @@ const typeOnly = [
   " * Searches.",
   " * @param mode How.",
   " * @param tags Tags.",
-  " * @param page Paging.",
+  " * @param limit How many.",
+  " * @param either A text or a number.",
   " */",
-  'export function search(mode: "fast" | "thorough" = "fast", tags: string[] = [], page: { size: number; from?: number } = { size: 10 }): string { return mode + tags + page.size; }',
+  'export function search(mode: "fast" | "thorough" = "fast", tags: string[] = [], limit: number | null = 10, either: string | number = "x"): string { return mode + tags + limit + either; }',
   "",
 ].join("\n");
 

@@ -3,7 +3,8 @@ import { ts } from "../program/compiler.js";
 
 /**
  * The JSON value of an expression written as a literal (string, number, boolean, null, or an
- * array/object of those); `undefined` for anything computed. Read for default initializers (a computed
+ * array/object of those); `undefined` for anything computed, and for a number no JSON number can
+ * hold (`1e999`). Read for default initializers (a computed
  * one then has no `default` in the schema) and for the elements of an `as const` array or object whose
  * values a type names (`(typeof KINDS)[number]`, written-order.ts). Works on the compiler's nodes: it
  * runs for every parameter of every tool.
@@ -14,8 +15,12 @@ export function literalDefault(expression: ts.Expression | undefined): JsonValue
     return literalDefault(expression.expression);
   }
   if (ts.isStringLiteral(expression) || ts.isNoSubstitutionTemplateLiteral(expression)) return expression.text;
-  // The compiler's own text drops numeric separators: `20_000` reads as "20000".
-  if (ts.isNumericLiteral(expression)) return Number(expression.text);
+  // The compiler's own text drops numeric separators: `20_000` reads as "20000". One too large for a
+  // double (`1e999`) is Infinity, which JSON writes as null: no literal JSON can carry it.
+  if (ts.isNumericLiteral(expression)) {
+    const value = Number(expression.text);
+    return Number.isFinite(value) ? value : undefined;
+  }
   if (ts.isPrefixUnaryExpression(expression)) {
     const operand = literalDefault(expression.operand);
     if (typeof operand !== "number") return undefined;

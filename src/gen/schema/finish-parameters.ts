@@ -122,8 +122,9 @@ export class DefaultCheck {
 
   /**
    * `typeChecked`: the members (`limit`, `opts.size`) whose default is an initializer the compiler has
-   * checked against their type. Where their schema says nothing but what that type says, the default
-   * cannot break it, so Ajv (about 50 ms to load) is not asked: most tools never load it.
+   * checked against their type. Where the compiler judges that type as the schema does
+   * (compilerJudgesAlike), the default cannot break it, so Ajv (about 50 ms to load) is not asked:
+   * most tools never load it.
    */
   brokenDefaults(parameters: ParametersSchema, typeChecked: ReadonlySet<string>): BrokenDefault[] {
     const broken: BrokenDefault[] = [];
@@ -131,7 +132,7 @@ export class DefaultCheck {
     forEachSchema(parameters, (node) => {
       if (node === parameters || !("default" in node)) return;
       const path = memberPath(parameters, node) ?? "?";
-      if (typeChecked.has(path) && saysOnlyTheType(node)) return;
+      if (typeChecked.has(path) && compilerJudgesAlike(node)) return;
       const reason = this.refusal(node, parameters.definitions);
       if (reason === undefined) return;
       broken.push({ path, parameter: properties[path] === node, value: node.default!, reason });
@@ -168,14 +169,23 @@ export class DefaultCheck {
 const ANNOTATIONS = new Set(["default", "description", "examples", "deprecated"]);
 
 /** The keywords a TypeScript type alone gives a schema; tags give the others (and a `$ref` may lead to them). */
-const TYPE_KEYWORDS = new Set(["type", "enum", "const", "properties", "required", "additionalProperties", "items", "anyOf", "title"]);
+const TYPE_KEYWORDS = new Set(["type", "enum", "const", "items", "anyOf", "title"]);
 
-function saysOnlyTheType(schema: JsonSchema): boolean {
-  let only = true;
+/**
+ * Whether the compiler accepting a value for the member's type means `schema` accepts it too: the
+ * schema says only what a type of primitives, literals, arrays and unions of them says. Object types
+ * are left to Ajv, since TypeScript is structural where JSON Schema is not (`object = []`,
+ * `{ length?: number } = "ab"`, `{ a: number } | { b: number } = { a: 1, b: 2 }` all compile), and so
+ * is `integer` (a tag's type, which any number satisfies for the compiler).
+ */
+function compilerJudgesAlike(schema: JsonSchema): boolean {
+  let alike = true;
   forEachSchema(schema, (node) => {
-    for (const key in node) if (!TYPE_KEYWORDS.has(key) && !ANNOTATIONS.has(key)) only = false;
+    for (const key in node) if (!TYPE_KEYWORDS.has(key) && !ANNOTATIONS.has(key)) alike = false;
+    const types = Array.isArray(node.type) ? node.type : [node.type];
+    if (types.includes("object") || types.includes("integer")) alike = false;
   });
-  return only;
+  return alike;
 }
 
 /**

@@ -18,7 +18,8 @@ import { applyKeyword, isTypedKeyword, keywordFromTag, placeKeyword } from "./ke
  * A tool taking one destructured object also gives members below its properties the defaults its
  * pattern writes there (`{ filter: { tag = "x" } = {} }`), as a top-level default does: the value as
  * `default` on the member's schema, which leaves its parent's `required` (a computed default only does
- * the latter). A default reaching into a recursive type (a `$ref`) is skipped: that schema is the type's,
+ * the latter); below a union of object types, on the branches where the member's type is the default's
+ * JSON type (on all of them when none is). A default reaching into a recursive type (a `$ref`) is skipped: that schema is the type's,
  * shared by every use of it. One given by the pattern wins over a `@default` tag of the same member.
  */
 
@@ -167,6 +168,25 @@ function step(schema: JsonSchema, name: string, into: Step): void {
   }
 }
 
+/**
+ * Whether `schema` admits a value of `value`'s JSON type (an `enum` or `const`: that value), looking no
+ * deeper; a `$ref` or a schema naming no type admits anything.
+ */
+function admitsKind(schema: JsonSchema, value: JsonValue): boolean {
+  if (typeof schema.$ref === "string") return true;
+  const same = (other: JsonValue) => JSON.stringify(other) === JSON.stringify(value);
+  if ("const" in schema && !same(schema.const!)) return false;
+  if (Array.isArray(schema.enum) && !schema.enum.some(same)) return false;
+  for (const key of ["anyOf", "oneOf"]) {
+    const branches = schema[key];
+    if (Array.isArray(branches) && !branches.some((branch) => isSchema(branch) && admitsKind(branch, value))) return false;
+  }
+  if (schema.type === undefined) return true;
+  const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+  const kind = value === null ? "null" : Array.isArray(value) ? "array" : typeof value;
+  return types.some((type) => type === kind || (type === "integer" && Number.isInteger(value)));
+}
+
 /** Where a path leads from a property's schema: the schemas there and the ones holding them, or how far it got. */
 type Reached = { targets: JsonSchema[]; holders: JsonSchema[] } | { reached: string[]; last: Step };
 
@@ -220,7 +240,12 @@ export function applyMemberDocs(properties: { [name: string]: JsonSchema }, memb
     if (entry.kind === "default") {
       if (!("targets" in found)) continue;
       const { value } = entry;
-      for (const target of found.targets) if (value !== undefined) target.default = structuredClone(value);
+      if (value !== undefined) {
+        // Below a union the member's type differs by branch (`{ v?: string } | { v?: number }`): the
+        // default goes where it is of the member's type; nowhere being so, everywhere, to be warned about.
+        const fitting = found.targets.filter((target) => admitsKind(target, value));
+        for (const target of fitting.length > 0 ? fitting : found.targets) target.default = structuredClone(value);
+      }
       for (const holder of found.holders) dropRequired(holder, path[path.length - 1]!);
       continue;
     }
