@@ -4,7 +4,8 @@
  * back; the SDK's schema refuses any integer beyond 2^53. So an integer id whose literal JSON.stringify
  * would not write again, or beyond 2^53, travels through the SDK as a marker string (a prefix random to
  * this process, then the literal), and every text the server writes has each marker replaced by its
- * literal, unquoted. A fractional id is refused (MCP's ids are integers or strings), with its literal. The same literal always makes the same marker: ids
+ * literal, unquoted. A fractional id is refused (MCP's ids are integers or strings), with its literal,
+ * also one JSON.parse rounds to an integer (`1.0000000000000001`, `1e-400`). The same literal always makes the same marker: ids
  * are compared as written (`7` and `7.0` are two ids, `9007199254740993` and `…992` too).
  *
  * The literal is read from the message's text (`memberText`): only when the parsed id is a number that
@@ -89,9 +90,15 @@ function literalOf(id: WireId): string | undefined {
   return isIdLiteral(id) ? (id as string).slice(PREFIX.length) : undefined;
 }
 
+/**
+ * A marker for an integer literal; NaN, which no schema takes for an id, for any other: JSON.parse may
+ * have rounded a fraction to an integer (`1.0000000000000001` to 1, `1e-400` to 0), and the parsed
+ * number would then be served, or cancel a request, as that integer.
+ */
 function integerLiteralId(text: string, parsed: number, path: readonly string[]): WireId {
   const literal = literalToKeep(text, parsed, path);
-  return literal !== undefined && isIntegerLiteral(literal) ? marker(literal) : parsed;
+  if (literal === undefined) return parsed;
+  return isIntegerLiteral(literal) ? marker(literal) : Number.NaN;
 }
 
 /** The literal of the number at `path` when the parsed number would not stand for it: written otherwise, or beyond 2^53. */
@@ -108,7 +115,15 @@ function isIntegerLiteral(literal: string): boolean {
   const [, whole = "", fraction = "", exponent = "0"] = /^-?(\d+)(?:\.(\d+))?(?:[eE]([-+]?\d+))?$/.exec(literal) ?? [];
   const digits = whole + fraction;
   const places = fraction.length - Number(exponent);
-  return places <= 0 || /^0*$/.test(digits) || (/0*$/.exec(digits)?.[0].length ?? 0) >= places;
+  const zeros = trailingZeros(digits);
+  return places <= 0 || zeros === digits.length || zeros >= places;
+}
+
+/** Counted from the end by hand: a regular expression such as /0*$/ is quadratic in a long run of zeros not at the end. */
+function trailingZeros(digits: string): number {
+  let count = 0;
+  while (count < digits.length && digits.charCodeAt(digits.length - 1 - count) === 0x30) count += 1;
+  return count;
 }
 
 function marker(literal: string): string {

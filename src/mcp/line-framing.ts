@@ -6,12 +6,13 @@
  * longer than `maxLineBytes` is dropped as it streams in (never buffered whole) with an invalid-request
  * error; blank lines are ignored. The SDK's stock stdio transport only passes such lines to `onerror`, so
  * a client waiting on its request would wait forever, and it closes itself on an oversized line. Every
- * id is answered as it was written (id-literals.ts).
+ * id is answered as it was written (id-literals.ts); a response whose id the server cannot have used
+ * (one kept as written) is reported to `onerror` with that id, as the SDK reports an unknown one.
  */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { readJsonRpcMessage } from "./json-rpc-shape.js";
-import { readableId, serializeMessage, withIdLiterals, type WireId } from "./id-literals.js";
+import { isIdLiteral, readableId, serializeMessage, withIdLiterals, type WireId } from "./id-literals.js";
 import { idInUse, IdsInFlight } from "./ids-in-flight.js";
 import { jsonParseMessage } from "../shared/json-parse-message.js";
 
@@ -105,6 +106,12 @@ export function createLineFraming(options: LineFramingOptions): Transport {
       return;
     }
     const { message } = read;
+    if (!("method" in message) && isIdLiteral(message.id)) {
+      // The server's own requests have small integer ids, so this answers none of them; the SDK would
+      // report it with the marker, its random prefix included, where the id was.
+      transport.onerror?.(new Error(`Received a response for an unknown message ID: ${serializeMessage(message)}`));
+      return;
+    }
     const inUse = inFlight.arrived(message);
     if (inUse !== undefined) {
       answerError(inUse, ErrorCode.InvalidRequest, idInUse(inUse));

@@ -13,7 +13,8 @@ export interface RequestTarget {
   originForm: string;
 }
 
-const ABSOLUTE = /^https?:\/\/([^/?#]*)([^?#]*)(\?[^#]*)?/i;
+/** The path keeps a `#` and what follows, as the origin form's does (no target may have one): `http://h/mcp#x` is 404 as `/mcp#x` is. */
+const ABSOLUTE = /^https?:\/\/([^/?#]*)([^?]*)(\?.*)?/i;
 
 export function requestTarget(url: string): RequestTarget {
   const absolute = ABSOLUTE.exec(url);
