@@ -107,6 +107,25 @@ export type ScriptStep = ReplyStep | FaultStep;
 /** A list of steps taken one per request, or a function choosing the step for each request. */
 export type Script = readonly ScriptStep[] | ((request: RecordedRequest, index: number) => ScriptStep);
 
+/** Plays a script: a list's steps in turn, once each (`undefined` past its end), or a function's step for each request. */
+export class ScriptPlayer {
+  private used = 0;
+
+  constructor(readonly script: Script) {}
+
+  take(request: RecordedRequest): ScriptStep | undefined {
+    if (typeof this.script === "function") return this.script(request, request.index);
+    const step = this.script[this.used];
+    if (step !== undefined) this.used += 1;
+    return step;
+  }
+
+  /** The list steps not yet taken; a function has no end. */
+  get remaining(): number {
+    return typeof this.script === "function" ? Infinity : this.script.length - this.used;
+  }
+}
+
 /** One request as the server received it. */
 export interface RecordedRequest {
   /** 0-based order of arrival. */

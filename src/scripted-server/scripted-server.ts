@@ -28,7 +28,7 @@ import { contextLimitRefusal, type ContextLimit } from "./context-limit.js";
 import { openReplyBody, type ContentCoding } from "./reply-encoding.js";
 import { findViolations } from "./request-rules.js";
 import type { ChatRequestBody, Dialect, StatusFault } from "./wire-shapes.js";
-import type { ScriptedToolCall, StreamShape, ReplyStep, BrokenResponseFault, EndlessFault, FaultStep, ScriptStep, Script, RecordedRequest } from "./script.js";
+import { ScriptPlayer, type ScriptedToolCall, type StreamShape, type ReplyStep, type BrokenResponseFault, type EndlessFault, type FaultStep, type ScriptStep, type Script, type RecordedRequest } from "./script.js";
 import { pieces } from "./text-pieces.js";
 import { anthropicViolations, ThinkingLedger } from "./anthropic-rules.js";
 import { anthropicErrorBody, anthropicErrorType, anthropicEvent, anthropicEvents, anthropicMessageBody } from "./anthropic-replies.js";
@@ -95,15 +95,7 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
   const waiters: Array<() => void> = [];
   const sockets = new Set<Socket>();
   const state: DialectState = { thinking: new ThinkingLedger(), reasoning: new Map() };
-  let script = options.script;
-  let nextStep = 0;
-
-  const takeStep = (request: RecordedRequest): ScriptStep | undefined => {
-    if (typeof script === "function") return script(request, request.index);
-    const step = script[nextStep];
-    if (step !== undefined) nextStep += 1;
-    return step;
-  };
+  let player = new ScriptPlayer(options.script);
 
   const connections = new WeakMap<object, number>();
   let connectionCount = 0;
@@ -139,7 +131,7 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
           sendStatus(res, refusal);
           return;
         }
-        const step = takeStep(request);
+        const step = player.take(request);
         if (step === undefined) {
           sendError(res, request.dialect, 400, `scripted server: no script step left for request #${request.index + 1}`, "invalid_request_error");
           return;
@@ -163,11 +155,10 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
     url,
     requests,
     get remainingSteps() {
-      return typeof script === "function" ? Infinity : script.length - nextStep;
+      return player.remaining;
     },
     setScript(next) {
-      script = next;
-      nextStep = 0;
+      player = new ScriptPlayer(next);
     },
     waitForRequests(count, timeoutMs = 10_000) {
       return new Promise((resolve, reject) => {

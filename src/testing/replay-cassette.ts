@@ -5,14 +5,19 @@
  * difference (its JSON path, what was recorded, what came), also in `requests[n].violations`, so the
  * agent under test fails with it (exit 3) and the test can show it. `remainingSteps` counts the recorded
  * exchanges no request has matched yet, and `assertAllPlayed()` throws unless every one was played and
- * every request matched: an agent that stops early does not pass.
+ * every request matched: an agent that stops early does not pass. Once a test calls `setScript`, that
+ * script answers instead, and both judge it: its list steps not yet used, a request it had no step for.
  */
 import { readCassette, type CassetteExchange } from "../runtime/model/cassette.js";
 import { httpError, startScriptedServer, type RecordedRequest, type ScriptedServer, type ScriptStep } from "../scripted-server/scripted-server.js";
+import { ScriptPlayer } from "../scripted-server/script.js";
 
-/** A running replay: a scripted model whose `remainingSteps` are the recorded exchanges not yet played. */
+/** A running replay: a scripted model whose `remainingSteps` are the recorded exchanges not yet played (after `setScript`, its steps). */
 export interface CassetteReplay extends ScriptedServer {
-  /** Throws, naming how many exchanges are left and the first one's request, or the first request that did not match. */
+  /**
+   * Throws, naming how many exchanges are left and the first one's request, or the first request that was
+   * refused (and why); after `setScript`, how many of its steps are left or the request it had none for.
+   */
   assertAllPlayed(): void;
 }
 
@@ -21,52 +26,83 @@ export async function replayCassette(file: string): Promise<CassetteReplay> {
   if (!reading.ok) throw new Error(reading.error);
   const exchanges = reading.exchanges;
   const played = new Set<number>();
+  // The replay refuses with "request #n" in its own messages; the server's own refusals say only why.
+  const refusedHere = new Set<RecordedRequest>();
+  let replacement: ScriptPlayer | undefined;
   const server = await startScriptedServer({
     // A real session's requests were accepted by the real API; the cassette is the judge here.
     flagRuleViolationsOnly: true,
     script: (request, index) => {
-      const step = stepFor(exchanges, request, index);
-      if (request.violations.length === 0) played.add(index);
+      const step = replacement === undefined ? stepFor(exchanges, request, index) : scriptedStep(replacement, request, index);
+      if (request.violations.length > 0) refusedHere.add(request);
+      else if (replacement === undefined) played.add(index);
       return step;
     },
   });
-  // Once a test replaces the script, the cassette no longer answers: the count is the new script's.
-  let replaced = false;
+  const remainingSteps = () => {
+    return replacement === undefined ? exchanges.length - played.size : replacement.remaining;
+  };
+  const firstRefusal = () => {
+    const request = server.requests.find((candidate) => candidate.violations.length > 0);
+    if (request === undefined) return undefined;
+    return refusedHere.has(request) ? request.violations[0] : `request #${request.index + 1} was refused: ${request.violations.join("; ")}`;
+  };
+  const assertAllPlayed = () => {
+    const problem = replacement === undefined ? cassetteProblem(exchanges, played, firstRefusal()) : scriptProblem(replacement, firstRefusal());
+    if (problem === undefined) return;
+    const error = new Error(problem);
+    // The stack starts at the test's call: this module's frames say nothing about what went wrong.
+    Error.captureStackTrace(error, assertAllPlayed);
+    throw error;
+  };
   return {
     baseURL: server.baseURL,
     url: server.url,
     requests: server.requests,
     waitForRequests: (count, timeoutMs) => server.waitForRequests(count, timeoutMs),
     setScript(script) {
-      replaced = true;
-      server.setScript(script);
+      replacement = new ScriptPlayer(script);
     },
     get remainingSteps() {
-      return replaced ? server.remainingSteps : exchanges.length - played.size;
+      return remainingSteps();
     },
     close: () => server.close(),
-    assertAllPlayed() {
-      const mismatch = server.requests.find((request) => request.violations.length > 0)?.violations[0];
-      const first = exchanges.findIndex((_, index) => !played.has(index));
-      const left = first === -1 ? undefined : `${exchanges.length - played.size} of its ${exchanges.length} recorded exchanges were never played, the first #${first + 1} (${exchanges[first]!.request.method} ${exchanges[first]!.request.path})`;
-      if (mismatch !== undefined) throw new Error(`cassette not played as recorded: ${mismatch}${left !== undefined ? `; ${left}` : ""}`);
-      if (left !== undefined) throw new Error(`cassette not played to the end: ${left}; the agent made fewer requests than when the cassette was recorded`);
-    },
+    assertAllPlayed,
   };
+}
+
+function cassetteProblem(exchanges: readonly CassetteExchange[], played: ReadonlySet<number>, refusal: string | undefined): string | undefined {
+  const first = exchanges.findIndex((_, index) => !played.has(index));
+  const left = first === -1 ? undefined : `${exchanges.length - played.size} of its ${exchanges.length} recorded exchanges were never played, the first #${first + 1} (${exchanges[first]!.request.method} ${exchanges[first]!.request.path})`;
+  if (refusal !== undefined) return `cassette not played as recorded: ${refusal}${left !== undefined ? `; ${left}` : ""}`;
+  if (left !== undefined) return `cassette not played to the end: ${left}; the agent made fewer requests than when the cassette was recorded`;
+  return undefined;
+}
+
+function scriptProblem(replacement: ScriptPlayer, refusal: string | undefined): string | undefined {
+  const { script, remaining } = replacement;
+  const left = typeof script === "function" || remaining === 0 ? undefined : `${remaining} of the ${script.length} steps given to setScript were never used`;
+  if (refusal !== undefined) return `replay not played as scripted: ${refusal}${left !== undefined ? `; ${left}` : ""}`;
+  if (left !== undefined) return `replay not played to the end: ${left}`;
+  return undefined;
+}
+
+/** The next step of the script a test set, played as the scripted server plays one; past a list's end, a refusal the assertion sees. */
+function scriptedStep(replacement: ScriptPlayer, request: RecordedRequest, index: number): ScriptStep {
+  return replacement.take(request) ?? refuse(request, `scripted server: no script step left for request #${index + 1}`);
 }
 
 function stepFor(exchanges: readonly CassetteExchange[], request: RecordedRequest, index: number): ScriptStep {
   const exchange = exchanges[index];
-  if (exchange === undefined) return mismatch(request, `request #${index + 1} has no recorded exchange: the cassette holds ${exchanges.length}`);
+  if (exchange === undefined) return refuse(request, `cassette mismatch: request #${index + 1} has no recorded exchange: the cassette holds ${exchanges.length}`);
   const recorded = exchange.request;
   const came = { method: request.method, path: request.path.split("?")[0] ?? "", body: request.body ?? (request.rawBody === "" ? null : request.rawBody) };
   const difference = firstDifference(recorded, came, "request");
-  if (difference !== undefined) return mismatch(request, `request #${index + 1} differs from the recorded one at ${difference}`);
+  if (difference !== undefined) return refuse(request, `cassette mismatch: request #${index + 1} differs from the recorded one at ${difference}`);
   return { fault: "status", status: exchange.response.status, body: exchange.response.body, headers: { "content-type": exchange.response.contentType || "application/octet-stream" } };
 }
 
-function mismatch(request: RecordedRequest, message: string): ScriptStep {
-  const text = `cassette mismatch: ${message}`;
+function refuse(request: RecordedRequest, text: string): ScriptStep {
   request.violations.push(text);
   return httpError(400, text);
 }
