@@ -6,7 +6,8 @@
  * - at most 10 levels of nested objects. Depth counts object schemas (those with `properties`) on the way
  *   down from the root, through `properties`, `items`, `anyOf` and `$ref` (a `$ref` back into a
  *   definition already on the way is recursion, which the dialect allows, and adds nothing); the root is
- *   level 1;
+ *   level 1. Schemas whose `$ref`s lead along too many paths to measure in bounded time (recursion
+ *   reached by many routes) are a problem of their own;
  * - at most 120,000 characters in all property names, definition names, enum values and const values
  *   (characters are code points; a value that is not a string counts as its JSON text);
  * - an enum of more than 250 strings holds at most 15,000 characters.
@@ -135,13 +136,15 @@ function reachedSize(schema: JsonSchema, root: JsonSchema): Size {
 /** One problem per limit the schema exceeds (empty when it fits). */
 export function strictLimitProblems(root: JsonSchema): LimitProblem[] {
   const total = wholeSize(root);
-  const depth = objectDepth(root, root, new Set());
+  const walk = depthWalk(root);
+  const depth = objectDepth(root, walk)?.depth;
+  if (depth === undefined) return [{ reason: `have $refs that lead along too many paths to measure how deep their objects nest; strict mode allows ${STRICT_LIMITS.depth} levels` }];
   if (depth <= STRICT_LIMITS.depth && total.properties <= STRICT_LIMITS.properties && total.enumValues <= STRICT_LIMITS.enumValues
     && total.characters <= STRICT_LIMITS.characters && total.largeEnum === undefined) return [];
   // Past a limit (rare): measure each parameter to name the one to blame.
   const parameters = Object.entries(isSchema(root.properties) ? root.properties : {})
     .filter((entry): entry is [string, JsonSchema] => isSchema(entry[1]))
-    .map(([name, schema]) => ({ name, size: reachedSize(schema, root), depth: 1 + objectDepth(schema, root, new Set()) }));
+    .map(([name, schema]) => ({ name, size: reachedSize(schema, root), depth: 1 + (objectDepth(schema, { ...walk, steps: 0 })?.depth ?? 0) }));
   /** The parameter holding the most of a count, when one holds any. */
   const most = (count: (size: Size) => number): { parameter?: string; own: number } => {
     const top = parameters.reduce<(typeof parameters)[number] | undefined>((best, entry) => (best === undefined || count(entry.size) > count(best.size) ? entry : best), undefined);
@@ -178,20 +181,63 @@ export function strictLimitProblems(root: JsonSchema): LimitProblem[] {
 /** `objectDepth` of settled schemas, which have no `$ref` to follow. */
 const settledDepths = new WeakMap<JsonSchema, number>();
 
-function objectDepth(node: JsonSchema, root: JsonSchema, onTheWay: ReadonlySet<string>): number {
+/** `$ref`s `objectDepth` may follow in one measure: recursive definitions reached by many routes can
+ * lead along exponentially many paths, and the schema may be a server's. */
+const DEPTH_STEPS = 100_000;
+
+/** One measure of depths in a strict schema: the definitions on the way, and those measured already. */
+interface DepthWalk {
+  root: JsonSchema;
+  onTheWay: Map<string, number>;
+  /** A definition's depth, kept when it does not depend on the way it was reached (no recursion above it). */
+  measured: Map<string, number>;
+  steps: number;
+}
+
+/** A depth, and the lowest position on the way of a definition it recursed into (`Infinity`: none). */
+interface Depth {
+  depth: number;
+  recursesAt: number;
+}
+
+function depthWalk(root: JsonSchema): DepthWalk {
+  return { root, onTheWay: new Map(), measured: new Map(), steps: 0 };
+}
+
+/** `undefined` once the walk has followed more than `DEPTH_STEPS` `$ref`s. */
+function objectDepth(node: JsonSchema, walk: DepthWalk): Depth | undefined {
   const known = settledDepths.get(node);
-  if (known !== undefined) return known;
+  if (known !== undefined) return { depth: known, recursesAt: Infinity };
   if (typeof node.$ref === "string") {
-    const definition = definitionOf(root, node.$ref);
-    if (definition === undefined || onTheWay.has(definition.name)) return 0;
-    return objectDepth(definition.target, root, new Set([...onTheWay, definition.name]));
+    if ((walk.steps += 1) > DEPTH_STEPS) return undefined;
+    const definition = definitionOf(walk.root, node.$ref);
+    if (definition === undefined) return { depth: 0, recursesAt: Infinity };
+    const position = walk.onTheWay.get(definition.name);
+    if (position !== undefined) return { depth: 0, recursesAt: position };
+    const measured = walk.measured.get(definition.name);
+    if (measured !== undefined) return { depth: measured, recursesAt: Infinity };
+    const here = walk.onTheWay.size;
+    walk.onTheWay.set(definition.name, here);
+    const inner = objectDepth(definition.target, walk);
+    walk.onTheWay.delete(definition.name);
+    if (inner === undefined) return undefined;
+    if (inner.recursesAt < here) return inner;
+    walk.measured.set(definition.name, inner.depth);
+    return { depth: inner.depth, recursesAt: Infinity };
   }
   const children: JsonSchema[] = [];
   if (isSchema(node.properties)) children.push(...Object.values(node.properties).filter(isSchema));
   if (isSchema(node.items)) children.push(node.items);
   if (Array.isArray(node.anyOf)) children.push(...node.anyOf.filter(isSchema));
-  const below = children.reduce((max, child) => Math.max(max, objectDepth(child, root, onTheWay)), 0);
+  let below = 0;
+  let recursesAt = Infinity;
+  for (const child of children) {
+    const inner = objectDepth(child, walk);
+    if (inner === undefined) return undefined;
+    below = Math.max(below, inner.depth);
+    recursesAt = Math.min(recursesAt, inner.recursesAt);
+  }
   const depth = below + (isSchema(node.properties) ? 1 : 0);
   if (isSettled(node)) settledDepths.set(node, depth);
-  return depth;
+  return { depth, recursesAt };
 }

@@ -6,10 +6,12 @@
  *   there as "not given");
  * - keeps only the keywords the dialect accepts; every other one is dropped and said in words in the
  *   description of the schema it was on (`default: 20`, `at least 1 character`, `unique items`);
- * - turns a tuple into an array of its element types with its length bounds (the order said in words);
+ * - turns a tuple (`prefixItems`, draft-07's `items` list) into an array of its element types with its
+ *   length bounds (the order said in words; `items: false` after the positions becomes `maxItems`);
  * - `oneOf` becomes `anyOf` (the lenient schema, always validated locally, still checks exclusivity);
  * - a `$ref` stands alone: a described one is replaced by a copy of its definition carrying the
- *   description, as OpenAI's own SDK does;
+ *   description, as OpenAI's own SDK does (a large definition is not copied: the description goes
+ *   beside `anyOf: [{ $ref }]`);
  * - a `$ref` is a JSON Pointer into the parameters (RFC 6901): `#/definitions/<name>` stays as
  *   written, and any other place it points at (`#/definitions/box/properties/size`, `#/$defs/x`, `#`)
  *   becomes a definition of its own, named after its path (`box.properties.size`), since the dialect
@@ -35,11 +37,15 @@ export type StrictParameters = { ok: true; parameters: ParametersSchema } | { ok
 /** Keywords the dialect accepts as they are. */
 const KEPT = new Set(["type", "description", "enum", "const", "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minItems", "maxItems"]);
 /** Keywords this module rebuilds itself. */
-const REBUILT = new Set(["$ref", "anyOf", "oneOf", "properties", "required", "additionalProperties", "items", "definitions", "format"]);
+const REBUILT = new Set(["$ref", "anyOf", "oneOf", "properties", "required", "additionalProperties", "items", "prefixItems", "definitions", "format"]);
 /** Keywords whose meaning the dialect cannot carry at all. */
 const INEXPRESSIBLE = ["allOf", "not", "if", "then", "else", "patternProperties", "propertyNames", "dependencies", "additionalItems", "contains"];
 
 const NULL_SCHEMA: JsonSchema = { type: "null" };
+
+/** A member so named would set the strict object's prototype instead, and vanish from it. */
+const PROTO_NAME = "__proto__";
+const PROTO_REASON = "is named __proto__, which a JavaScript object cannot carry as a member, so its strict form would lose it";
 
 /** Strict forms of settled lenient schemas that stand alone, by optionality (see `StrictConverter.convert`). */
 const strictForms = new WeakMap<JsonSchema, { required?: JsonSchema; optional?: JsonSchema }>();
@@ -65,7 +71,11 @@ function clone<T extends JsonValue>(value: T): T {
   if (typeof value !== "object" || value === null) return value;
   if (Array.isArray(value)) return value.map(clone) as T;
   const copy: JsonSchema = {};
-  for (const key of Object.keys(value)) copy[key] = clone(value[key]!);
+  for (const key of Object.keys(value)) {
+    // Assigning `__proto__` would set the copy's prototype and lose the member (a `const` object's key).
+    if (key === "__proto__") Object.defineProperty(copy, key, { value: clone(value[key]!), enumerable: true, writable: true, configurable: true });
+    else copy[key] = clone(value[key]!);
+  }
   return copy as T;
 }
 
@@ -83,6 +93,8 @@ class StrictConverter {
   private readonly byTarget = new Map<JsonSchema, Reference>();
   private readonly madeNames = new Set<string>();
   private readonly reportedMissing = new Set<string>();
+  private readonly nullAdmitting = new Map<JsonSchema, boolean>();
+  private readonly refCycles = new Map<JsonSchema, boolean>();
   /** `$ref`s converted so far: a strict form made while following one depends on the document. */
   private refsFollowed = 0;
 
@@ -98,7 +110,8 @@ class StrictConverter {
     const properties: JsonSchema = {};
     const required = new Set(parameters.required);
     for (const [name, schema] of Object.entries(parameters.properties)) {
-      properties[name] = this.convert(schema, { parameter: name, member: name }, !required.has(name));
+      if (name === PROTO_NAME) this.fail({ parameter: name, member: name }, PROTO_REASON);
+      else properties[name] = this.convert(schema, { parameter: name, member: name }, !required.has(name));
     }
     const description = describeWithWords(parameters.description, []);
     return {
@@ -128,8 +141,10 @@ class StrictConverter {
     if (segments !== undefined && isSchema(target)) {
       reference = this.byTarget.get(target);
       if (reference === undefined) {
-        // A `~` escape is not undone by readers that only percent-decode a name (the API's among them).
-        const named = ref.includes("~") ? undefined : definitionRefName(ref);
+        // A `~` escape is not undone by readers that only percent-decode a name (the API's among them),
+        // nor is an empty name read; `__proto__` cannot be a key of the strict `definitions`.
+        const written = ref.includes("~") ? undefined : definitionRefName(ref);
+        const named = written !== undefined && written !== "" && written !== PROTO_NAME && Object.hasOwn(this.lenientDefinitions, written) ? written : undefined;
         const name = named ?? this.freshName(segments);
         reference = { name, ref: named !== undefined ? ref : `#/definitions/${name}`, target };
         this.byTarget.set(target, reference);
@@ -142,9 +157,9 @@ class StrictConverter {
   /** `box.properties.size` for `#/definitions/box/properties/size`: characters any reader takes as they are. */
   private freshName(segments: readonly string[]): string {
     const path = segments[0] === "definitions" || segments[0] === "$defs" ? segments.slice(1) : segments;
-    const base = path.join(".").replace(/[^A-Za-z0-9_.-]/g, "_") || "parameters";
+    const base = path.join(".").replace(/[^A-Za-z0-9_.-]/g, "_") || (segments.length === 0 ? "parameters" : "_");
     let name = base;
-    for (let n = 2; Object.hasOwn(this.lenientDefinitions, name) || this.madeNames.has(name); n += 1) name = `${base}-${n}`;
+    for (let n = 2; name === PROTO_NAME || Object.hasOwn(this.lenientDefinitions, name) || this.madeNames.has(name); n += 1) name = `${base}-${n}`;
     this.madeNames.add(name);
     return name;
   }
@@ -152,7 +167,34 @@ class StrictConverter {
   private definition(reference: Reference, where: Where): void {
     if (this.started.has(reference.name)) return;
     this.started.add(reference.name);
+    if (this.onlyRefersToItself(reference.target)) {
+      this.fail(where, `refers to ${JSON.stringify(reference.ref)}, whose $refs lead only back to themselves, so it describes no value`);
+      return;
+    }
     this.definitions[reference.name] = this.convert(reference.target, where, false);
+  }
+
+  /**
+   * Whether a schema is a `$ref` whose chain of `$ref`s (nothing else beside them) comes round again:
+   * no validator can read it (Ajv overflows its stack). Each chain is walked once per document.
+   */
+  private onlyRefersToItself(schema: JsonSchema): boolean {
+    const chain: JsonSchema[] = [];
+    const onChain = new Set<JsonSchema>();
+    let node: JsonSchema | undefined = schema;
+    let answer = false;
+    while (node !== undefined && typeof node.$ref === "string") {
+      const known = this.refCycles.get(node);
+      if (known !== undefined || onChain.has(node)) {
+        answer = known ?? true;
+        break;
+      }
+      chain.push(node);
+      onChain.add(node);
+      node = this.follow(node.$ref)?.target;
+    }
+    for (const link of chain) this.refCycles.set(link, answer);
+    return answer;
   }
 
   /** Why a `$ref` that leads nowhere has no strict form, said once per `$ref`. */
@@ -165,17 +207,45 @@ class StrictConverter {
     else this.fail(where, `refers to ${JSON.stringify(ref)}, which points to nothing in the schema`);
   }
 
-  /** Whether a lenient schema already accepts `null`. */
-  private admitsNull(schema: JsonSchema, seen: ReadonlySet<JsonSchema> = new Set()): boolean {
-    if (typeof schema.$ref === "string") {
-      const reference = this.follow(schema.$ref);
-      return reference !== undefined && !seen.has(reference.target) && this.admitsNull(reference.target, new Set([...seen, reference.target]));
+  /**
+   * Whether a lenient schema already accepts `null`: whether it leads, through `$ref`s and union
+   * branches, to a schema that says so. Each schema is looked at once per document (the answer is
+   * remembered), so shared branches and chains of definitions cost no more than their size.
+   */
+  private admitsNull(schema: JsonSchema): boolean {
+    const known = this.nullAdmitting.get(schema);
+    if (known !== undefined) return known;
+    const visited = new Set<JsonSchema>();
+    const pending = [schema];
+    let found = false;
+    while (pending.length > 0 && !found) {
+      const node = pending.pop()!;
+      if (visited.has(node) || this.nullAdmitting.get(node) === false) continue;
+      visited.add(node);
+      found = this.nullAdmitting.get(node) === true || this.saysNull(node);
+      if (!found) pending.push(...this.nullCandidates(node));
     }
+    // Nothing reached from a schema that admits no `null` admits it either.
+    if (found) this.nullAdmitting.set(schema, true);
+    else for (const node of visited) this.nullAdmitting.set(node, false);
+    return found;
+  }
+
+  private saysNull(schema: JsonSchema): boolean {
+    if (typeof schema.$ref === "string") return false;
     const types = Array.isArray(schema.type) ? schema.type : [schema.type];
-    if (types.includes("null") || schema.const === null || (Array.isArray(schema.enum) && schema.enum.includes(null))) return true;
-    return ["anyOf", "oneOf"].some((key) => {
+    return types.includes("null") || schema.const === null || (Array.isArray(schema.enum) && schema.enum.includes(null));
+  }
+
+  /** The schemas whose `null` a schema accepts: a `$ref`'s target, else its union branches. */
+  private nullCandidates(schema: JsonSchema): JsonSchema[] {
+    if (typeof schema.$ref === "string") {
+      const target = this.follow(schema.$ref)?.target;
+      return target !== undefined ? [target] : [];
+    }
+    return ["anyOf", "oneOf"].flatMap((key) => {
       const branches = schema[key];
-      return Array.isArray(branches) && branches.some((branch) => isSchema(branch) && this.admitsNull(branch, seen));
+      return Array.isArray(branches) ? branches.filter(isSchema) : [];
     });
   }
 
@@ -251,26 +321,41 @@ class StrictConverter {
     const properties: JsonSchema = {};
     for (const [name, schema] of Object.entries(isSchema(node.properties) ? node.properties : {})) {
       if (!isSchema(schema)) continue;
-      properties[name] = this.convert(schema, inside(where, `.${name}`), !required.has(name));
+      if (name === PROTO_NAME) this.fail(inside(where, `.${name}`), PROTO_REASON);
+      else properties[name] = this.convert(schema, inside(where, `.${name}`), !required.has(name));
     }
     out.properties = properties;
     out.required = Object.keys(properties);
     out.additionalProperties = false;
   }
 
+  /**
+   * A tuple's positions (2020-12's `prefixItems`, draft-07's `items` list) become one element schema, the
+   * union of theirs, with the order said in words; a 2020-12 `items` after the positions joins the union,
+   * and `items: false` there (or alone) caps the length at the positions' count, as a `false` position
+   * caps it before itself.
+   */
   private convertItems(node: JsonSchema, out: JsonSchema, where: Where, words: string[]): void {
-    const items = node.items;
-    if (isSchema(items)) {
-      out.items = this.convert(items, inside(where, "[]"), false);
-    } else if (Array.isArray(items)) {
-      const elements = items.filter(isSchema).map((item, index) => this.convert(item, inside(where, `[${index}]`), false));
-      const distinct = [...new Map(elements.map((element) => [JSON.stringify(orderSchemaKeys(element)), element])).values()];
+    const positions = Array.isArray(node.prefixItems) ? node.prefixItems : Array.isArray(node.items) ? node.items : undefined;
+    const rest = Array.isArray(node.prefixItems) ? node.items : Array.isArray(node.items) ? undefined : node.items;
+    if (positions === undefined) {
+      if (isSchema(rest)) out.items = this.convert(rest, inside(where, "[]"), false);
+    } else {
+      const elements = positions.filter(isSchema).map((item, index) => this.convert(item, inside(where, `[${index}]`), false));
+      const after = isSchema(rest) ? this.convert(rest, inside(where, "[]"), false) : undefined;
+      const all = after !== undefined ? [...elements, after] : elements;
+      const distinct = [...new Map(all.map((element) => [JSON.stringify(orderSchemaKeys(element)), element])).values()];
       if (distinct.length === 1) out.items = distinct[0]!;
       else if (distinct.length > 1) {
         out.items = { anyOf: distinct };
-        words.push(`items in this order: ${elements.map(typePhrase).join(", ")}`);
+        const then = after !== undefined ? `, then any number of ${typePhrase(after)}` : "";
+        words.push(`items in this order: ${elements.map(typePhrase).join(", ")}${then}`);
       }
     }
+    // No element may stand at a `false` position, nor after the positions when `items` (after them) is false.
+    const closedAt = positions?.indexOf(false) ?? -1;
+    const count = closedAt >= 0 ? closedAt : rest === false ? (positions?.length ?? 0) : undefined;
+    if (count !== undefined) out.maxItems = typeof out.maxItems === "number" ? Math.min(out.maxItems, count) : count;
   }
 }
 
@@ -286,15 +371,27 @@ function admitNull(out: JsonSchema): JsonSchema {
   return result;
 }
 
+/** Schemas in a definition past which a described `$ref` to it is not copied (see `inlineDescribedRefs`). */
+const MAX_INLINED_SCHEMAS = 100;
+
+function schemaCount(schema: JsonSchema): number {
+  let count = 0;
+  forEachSchema(schema, () => (count += 1));
+  return count;
+}
+
 /**
  * A `$ref` may have no sibling, not even `description`: each described one becomes a copy of its
  * definition with the description in place of the definition's own. References inside the copy stay
- * bare, so recursion ends after one copy.
+ * bare, so recursion ends after one copy. A definition of more than `MAX_INLINED_SCHEMAS` schemas is
+ * not copied, since many described `$ref`s to it would multiply its size: the description goes beside
+ * an `anyOf` of the one `$ref` instead, which means the same.
  */
 function inlineDescribedRefs(root: JsonSchema, definitions: Record<string, JsonSchema>): void {
   if (Object.keys(definitions).length === 0) return;
   const originals = clone(definitions);
   for (const definition of Object.values(originals)) forEachSchema(definition, bareRef);
+  const large = new Set(Object.keys(originals).filter((name) => schemaCount(originals[name]!) > MAX_INLINED_SCHEMAS));
   forEachSchema(root, (node) => {
     if (typeof node.$ref !== "string" || Object.keys(node).length === 1) return;
     const name = definitionRefName(node.$ref);
@@ -302,8 +399,10 @@ function inlineDescribedRefs(root: JsonSchema, definitions: Record<string, JsonS
     const description = node.description;
     // An alias of another definition would be a described `$ref` again: the description has no place then.
     if (target === undefined || typeof target.$ref === "string") return bareRef(node);
+    const ref = node.$ref;
     for (const key of Object.keys(node)) delete node[key];
-    Object.assign(node, clone(target), description !== undefined ? { description } : {});
+    if (large.has(name!)) Object.assign(node, { anyOf: [{ $ref: ref }] }, description !== undefined ? { description } : {});
+    else Object.assign(node, clone(target), description !== undefined ? { description } : {});
   });
 }
 
