@@ -73,13 +73,32 @@ function isSchema(value: unknown): value is JsonSchema {
 
 /**
  * The checked schema as the strict converter reads it (draft-07 `definitions`): a 2020-12 `$defs` and
- * the `$ref`s into it renamed. JSON to JSON.
+ * the `$ref`s into it renamed. JSON to JSON; only `$ref` keywords change, never a value that merely
+ * looks like one (a `const`, `enum`, `default` or `examples` string such as `"#/$defs/x"`).
  */
 export function asDefinitionsSchema(schema: ParametersSchema): ParametersSchema {
   if (!isSchema(schema.$defs) || "definitions" in schema) return schema;
-  const text = JSON.stringify(schema).replaceAll('"#/$defs/', '"#/definitions/');
-  const renamed = JSON.parse(text) as ParametersSchema;
+  const renamed = withRenamedRefs(schema, false) as ParametersSchema;
   renamed.definitions = renamed.$defs as JsonSchema;
   delete renamed.$defs;
   return renamed;
+}
+
+/** Keywords whose values are data, not schemas. */
+const DATA_KEYWORDS = new Set(["const", "enum", "default", "examples"]);
+/** Keywords whose values map names to schemas: a key there is a name, even `const` or `$ref`. */
+const NAME_MAPS = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]);
+
+/** A copy with each `#/$defs/…` `$ref` pointing into `#/definitions/…`; `names`: `value` maps names to schemas. */
+function withRenamedRefs(value: JsonValue, names: boolean): JsonValue {
+  if (Array.isArray(value)) return value.map((entry) => withRenamedRefs(entry, false));
+  if (!isSchema(value)) return value;
+  // fromEntries makes a `__proto__` key an own member again, as JSON.parse did.
+  return Object.fromEntries(
+    Object.entries(value).map(([key, child]): [string, JsonValue] => {
+      if (names) return [key, withRenamedRefs(child, false)];
+      if (key === "$ref" && typeof child === "string" && child.startsWith("#/$defs/")) return [key, `#/definitions/${child.slice("#/$defs/".length)}`];
+      return [key, DATA_KEYWORDS.has(key) ? child : withRenamedRefs(child, NAME_MAPS.has(key))];
+    }),
+  ) as JsonSchema;
 }

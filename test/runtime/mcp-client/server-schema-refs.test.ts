@@ -63,6 +63,39 @@ describe("strict form of a server tool whose $ref points into a definition", () 
     expect(strictDialectViolations(definition.parameters)).toEqual([]);
   });
 
+  it("renames only $ref keywords into $defs, never a const, enum or default that reads like one, nor a member named $ref or const", () => {
+    const { definition, notices, call, received } = offer({
+      type: "object",
+      $defs: { box: size },
+      properties: {
+        pointer: { type: "string", const: "#/$defs/box" },
+        choice: { type: "string", enum: ["#/$defs/box", "other"], default: "#/$defs/box" },
+        const: { $ref: "#/$defs/box" },
+        $ref: { type: "object", properties: { $ref: { type: "string" } }, required: ["$ref"] },
+      },
+      required: ["pointer", "choice", "const", "$ref"],
+    });
+    expect(notices).toEqual([]);
+    expect(definition.strict).toBe(true);
+    expect(definition.parameters).toEqual({
+      type: "object",
+      properties: {
+        pointer: { type: "string", const: "#/$defs/box" },
+        choice: { type: "string", description: "Default: \"#/$defs/box\".", enum: ["#/$defs/box", "other"] },
+        const: { $ref: "#/definitions/box" },
+        $ref: { type: "object", properties: { $ref: { type: "string" } }, additionalProperties: false, required: ["$ref"] },
+      },
+      additionalProperties: false,
+      required: ["pointer", "choice", "const", "$ref"],
+      definitions: { box: strictSize },
+    });
+    expect(strictDialectViolations(definition.parameters)).toEqual([]);
+    return call({ pointer: "#/$defs/box", choice: "#/$defs/box", const: { w: 1, unit: null }, $ref: { $ref: "x" } }).then((outcome) => {
+      expect(outcome.status).toBe("ok");
+      expect(received).toEqual([{ pointer: "#/$defs/box", choice: "#/$defs/box", const: { w: 1 }, $ref: { $ref: "x" } }]);
+    });
+  });
+
   it("reads the pointer as RFC 6901 in a URI fragment: ~1, ~0, percent escapes, array indexes, definitions/…/items", () => {
     const { definition, notices } = offer({
       type: "object",
