@@ -5,39 +5,13 @@
  * script; the error's stack starts at the test's own call.
  */
 import { request as httpRequest } from "node:http";
-import { writeFileSync } from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { replayCassette, startScriptedModel, type CassetteExchange, type CassetteReplay } from "../../src/testing.js";
+import { replayCassette, startScriptedModel, type CassetteReplay } from "../../src/testing.js";
 import { runCliInProcess, tempDir, writeFixtureSchemas } from "../cli/support.js";
 import { SENTINEL_API_KEY } from "../support/sentinel-key.js";
-
-/** A chat request the way the SDK sends it, and the recorded JSON answer to it. */
-function exchange(question: string, answer: string): CassetteExchange {
-  return {
-    request: { method: "POST", path: "/v1/chat/completions", body: { model: "m", messages: [{ role: "user", content: question }] } },
-    response: {
-      status: 200,
-      contentType: "application/json",
-      body: JSON.stringify({ id: "c", object: "chat.completion", created: 1, model: "m", choices: [{ index: 0, message: { role: "assistant", content: answer }, finish_reason: "stop" }] }),
-    },
-  };
-}
-
-function writeCassette(exchanges: readonly CassetteExchange[]): string {
-  const file = path.join(tempDir(), "session.jsonl");
-  writeFileSync(file, [{ cassette: "sigloop", version: 1 }, ...exchanges].map((line) => `${JSON.stringify(line)}\n`).join(""));
-  return file;
-}
-
-async function post(model: CassetteReplay, body: string): Promise<number> {
-  const response = await fetch(`${model.baseURL}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body });
-  await response.text();
-  return response.status;
-}
-
-const ask = (model: CassetteReplay, recorded: CassetteExchange) => post(model, JSON.stringify(recorded.request.body));
+import { ask, exchange, post, writeCassette } from "./cassettes.js";
 
 /** What `assertAllPlayed()` threw, or `undefined`. */
 function thrownBy(model: CassetteReplay): Error | undefined {

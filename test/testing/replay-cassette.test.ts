@@ -3,40 +3,10 @@
  * exchanges no request has matched yet, and `assertAllPlayed()` fails, naming what is left (and any
  * request that did not match), when the agent made fewer requests than were recorded.
  */
-import { writeFileSync } from "node:fs";
-import path from "node:path";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { replayCassette, type CassetteExchange, type CassetteReplay } from "../../src/testing.js";
-import { tempDir } from "../cli/support.js";
-
-/** A chat request the way the SDK sends it, and the recorded JSON answer to it. */
-function exchange(question: string, answer: string): CassetteExchange {
-  return {
-    request: { method: "POST", path: "/v1/chat/completions", body: { model: "m", messages: [{ role: "user", content: question }] } },
-    response: {
-      status: 200,
-      contentType: "application/json",
-      body: JSON.stringify({ id: "c", object: "chat.completion", created: 1, model: "m", choices: [{ index: 0, message: { role: "assistant", content: answer }, finish_reason: "stop" }] }),
-    },
-  };
-}
-
-function writeCassette(exchanges: readonly CassetteExchange[]): string {
-  const file = path.join(tempDir(), "session.jsonl");
-  writeFileSync(file, [{ cassette: "sigloop", version: 1 }, ...exchanges].map((line) => `${JSON.stringify(line)}\n`).join(""));
-  return file;
-}
-
-async function ask(replay: CassetteReplay, recorded: CassetteExchange): Promise<number> {
-  const response = await fetch(`${replay.baseURL}/chat/completions`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(recorded.request.body),
-  });
-  await response.text();
-  return response.status;
-}
+import { replayCassette, type CassetteReplay } from "../../src/testing.js";
+import { ask, exchange, writeCassette } from "./cassettes.js";
 
 let replay: CassetteReplay | undefined;
 afterEach(async () => {
