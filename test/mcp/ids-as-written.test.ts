@@ -8,7 +8,7 @@ import fc from "fast-check";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpFixtureSchemas, INITIALIZE, post, startHttpServer, type HttpServerRun } from "./http-support.js";
-import { fixtureSchemas, initializeRaw, spawnRaw, tempDir, until, type RawRun } from "./support.js";
+import { endRaw, startRawFixtureServer, type RawRun } from "./support.js";
 
 /** Integer literals as JSON writes them: an optional minus, no leading zero, 1 to 40 digits. */
 const integerText = fc
@@ -19,24 +19,11 @@ const rawId = (answer: string) => /"id":(-?[0-9][-+.0-9eE]*|"[^"]*")[,}]/.exec(a
 
 describe("over stdio", () => {
   let run: RawRun;
-  let raw = "";
-  beforeAll(async () => {
-    run = spawnRaw(["--schemas", fixtureSchemas(), "--workspace", tempDir()]);
-    await initializeRaw(run);
-    run.child.stdout.on("data", (chunk: string) => (raw += chunk));
-  });
-  afterAll(async () => {
-    run.child.stdin.end();
-    await run.exit;
-  });
+  beforeAll(async () => void (run = await startRawFixtureServer()));
+  afterAll(() => endRaw(run));
 
   /** Writes `line` and resolves with the next raw line the server answers. */
-  async function answer(line: string): Promise<string> {
-    const before = raw.length;
-    run.writeLine(line);
-    await until(() => raw.indexOf("\n", before) !== -1);
-    return raw.slice(before, raw.indexOf("\n", before));
-  }
+  const answer = (line: string) => run.answerRaw(`${line}\n`);
 
   it("answers an integer id beyond 2^53 as sent, on a ping and a tool call", async () => {
     expect(await answer('{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}')).toBe('{"id":9007199254740993,"result":{},"jsonrpc":"2.0"}');

@@ -11,7 +11,7 @@ import { connect } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpFixtureSchemas, INITIALIZE, post, startHttpServer, type HttpServerRun } from "./http-support.js";
-import { fixtureSchemas, initializeRaw, spawnRaw, tempDir, until, type RawRun } from "./support.js";
+import { endRaw, startRawFixtureServer, until, type RawRun } from "./support.js";
 
 const NOT_AN_ID = `"Invalid Request: not a JSON-RPC 2.0 message (\\"id\\" must be a string or an integer (MCP allows no null id))."`;
 const refusedLine = (id: string) => `{"id":${id},"jsonrpc":"2.0","error":{"code":-32600,"message":${NOT_AN_ID}}}`;
@@ -21,25 +21,12 @@ const gather = (id: string) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call
 
 describe("over stdio", () => {
   let run: RawRun;
-  let raw = "";
-  beforeAll(async () => {
-    run = spawnRaw(["--schemas", fixtureSchemas(), "--workspace", tempDir()]);
-    await initializeRaw(run);
-    run.child.stdout.on("data", (chunk: string) => (raw += chunk));
-  });
+  beforeAll(async () => void (run = await startRawFixtureServer()));
   afterAll(async () => {
-    run.child.stdin.end();
-    await run.exit;
-    expect(markerLines(`${raw}${run.stderr()}`)).toEqual([]);
+    await endRaw(run);
+    expect(markerLines(`${run.stdout()}${run.stderr()}`)).toEqual([]);
   });
-
-  /** Writes `text` as it is (its line end included) and resolves with the next raw line the server writes. */
-  async function answer(text: string): Promise<string> {
-    const before = raw.length;
-    run.child.stdin.write(text);
-    await until(() => raw.indexOf("\n", before) !== -1);
-    return raw.slice(before, raw.indexOf("\n", before));
-  }
+  const answer = (text: string) => run.answerRaw(text);
 
   it("refuses a fractional id that JSON.parse rounds to an integer, with the id as written", async () => {
     for (const id of ["1.0000000000000001", "1e-400", "-1e-400", "9007199254740993.0000000000000001"]) {
@@ -48,13 +35,13 @@ describe("over stdio", () => {
   });
 
   it("does not cancel request 1 for a cancellation of 1.0000000000000001", async () => {
-    const before = raw.length;
+    const before = run.stdout().length;
     // gather(2) answers only once two calls of it run: a cancelled first call would leave the second waiting.
     run.writeLine(gather("1"));
     run.writeLine('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1.0000000000000001}}');
     run.writeLine(gather("2"));
-    await until(() => raw.slice(before).split("\n").length === 3);
-    expect(raw.slice(before).split("\n").slice(0, 2).sort()).toEqual([
+    await until(() => run.stdout().slice(before).split("\n").length === 3);
+    expect(run.stdout().slice(before).split("\n").slice(0, 2).sort()).toEqual([
       '{"result":{"content":[{"type":"text","text":"arrived 1 of 2"}]},"jsonrpc":"2.0","id":1}',
       '{"result":{"content":[{"type":"text","text":"arrived 2 of 2"}]},"jsonrpc":"2.0","id":2}',
     ]);
@@ -70,10 +57,10 @@ describe("over stdio", () => {
   });
 
   it("logs a response whose id is kept as written with that id, CRLF line or not, and answers nothing", async () => {
-    const before = raw.length;
+    const before = run.stdout().length;
     run.child.stdin.write('{"jsonrpc":"2.0","id":9007199254740993,"result":{}}\r\n{"jsonrpc":"2.0","\\u0069d":-0,"error":{"code":1,"message":"no"}}\n');
     expect(await answer('{"jsonrpc":"2.0","id":"after","method":"ping"}\r\n')).toBe('{"result":{},"jsonrpc":"2.0","id":"after"}');
-    expect(raw.slice(before).split("\n")).toHaveLength(2);
+    expect(run.stdout().slice(before).split("\n")).toHaveLength(2);
     expect(run.stderr().split("\n").filter((line) => line.includes("unknown message ID"))).toEqual([
       'mcp: Received a response for an unknown message ID: {"id":9007199254740993,"jsonrpc":"2.0","result":{}}',
       'mcp: Received a response for an unknown message ID: {"id":-0,"jsonrpc":"2.0","error":{"code":1,"message":"no"}}',
@@ -101,8 +88,8 @@ describe("over stdio", () => {
         // A ping after it: every line before its answer has been written by then.
         syncs += 1;
         run.writeLine(`{"jsonrpc":"2.0","id":"sync-${syncs}","method":"ping"}`);
-        await until(() => raw.includes(`"id":"sync-${syncs}"}`));
-        expect(markerLines(`${raw}${run.stderr()}`)).toEqual([]);
+        await until(() => run.stdout().includes(`"id":"sync-${syncs}"}`));
+        expect(markerLines(`${run.stdout()}${run.stderr()}`)).toEqual([]);
       }),
       { numRuns: 80 },
     );

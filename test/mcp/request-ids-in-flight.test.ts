@@ -6,7 +6,7 @@
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpFixtureSchemas, INITIALIZE, post, startHttpServer, type HttpServerRun } from "./http-support.js";
-import { fixtureSchemas, initializeRaw, spawnRaw, tempDir, until, type RawRun } from "./support.js";
+import { endRaw, startRawFixtureServer, until, type RawRun } from "./support.js";
 
 const inUse = (id: string) =>
   `Invalid Request: the id ${id} is in use by a request not yet answered; give each request in flight its own id (this one is free again once that request is answered).`;
@@ -15,14 +15,8 @@ const text = (value: string) => ({ content: [{ type: "text", text: value }] });
 
 describe("over stdio", () => {
   let run: RawRun;
-  beforeAll(async () => {
-    run = spawnRaw(["--schemas", fixtureSchemas(), "--workspace", tempDir()]);
-    await initializeRaw(run);
-  });
-  afterAll(async () => {
-    run.child.stdin.end();
-    await run.exit;
-  });
+  beforeAll(async () => void (run = await startRawFixtureServer()));
+  afterAll(() => endRaw(run));
   const answersTo = (id: unknown) => run.messages.filter((message) => (message as { id?: unknown }).id === id);
 
   it("refuses a second request with an id in flight, answers the first, and takes the id again once answered", async () => {
@@ -63,14 +57,14 @@ describe("over stdio", () => {
   });
 
   it("refuses a big integer id in flight by its digits, and tells it from the double it rounds to", async () => {
-    const raw: string[] = [];
-    run.child.stdout.on("data", (chunk: string) => raw.push(chunk));
+    const before = run.stdout().length;
+    const written = () => run.stdout().slice(before);
     run.writeLine('{"jsonrpc":"2.0","id":9007199254740993,"method":"tools/call","params":{"name":"gather","arguments":{"count":2}}}');
     run.writeLine('{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}');
-    await until(() => raw.join("").includes("9007199254740993"));
+    await until(() => written().includes("9007199254740993"));
     run.writeLine('{"jsonrpc":"2.0","id":9007199254740992,"method":"tools/call","params":{"name":"gather","arguments":{"count":2}}}');
-    await until(() => raw.join("").split("\n").length === 4);
-    const lines = raw.join("").split("\n").slice(0, 3);
+    await until(() => written().split("\n").length === 4);
+    const lines = written().split("\n").slice(0, 3);
     expect(lines[0]).toBe(`{"id":9007199254740993,"jsonrpc":"2.0","error":{"code":-32600,"message":${JSON.stringify(inUse("9007199254740993"))}}}`);
     expect(lines.slice(1).sort()).toEqual([
       '{"id":9007199254740992,"result":{"content":[{"type":"text","text":"arrived 2 of 2"}]},"jsonrpc":"2.0"}',

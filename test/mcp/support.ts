@@ -62,6 +62,10 @@ export interface RawRun {
   request(id: number | string, method: string, params?: object): Promise<Record<string, unknown>>;
   /** Resolves with the next message matching `test`, already received or still to come. */
   next(test: (message: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>;
+  /** Everything the server wrote to stdout so far, as written. */
+  stdout(): string;
+  /** Writes `text` as it is (its line end included) and resolves with the next line the server writes, as written. */
+  answerRaw(text: string): Promise<string>;
   exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -70,10 +74,12 @@ export function spawnRaw(args: readonly string[], cwd = projectRoot): RawRun {
   const messages: unknown[] = [];
   const waiters: { test: (message: Record<string, unknown>) => boolean; resolve: (message: Record<string, unknown>) => void }[] = [];
   let stdoutText = "";
+  let written = "";
   let stderr = "";
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
     stdoutText += chunk;
+    written += chunk;
     let newline: number;
     while ((newline = stdoutText.indexOf("\n")) !== -1) {
       const message = JSON.parse(stdoutText.slice(0, newline)) as Record<string, unknown>;
@@ -103,6 +109,13 @@ export function spawnRaw(args: readonly string[], cwd = projectRoot): RawRun {
       writeLine(JSON.stringify({ jsonrpc: "2.0", id, method, ...(params ? { params } : {}) }));
       return next((message) => message.id === id && ("result" in message || "error" in message));
     },
+    stdout: () => written,
+    async answerRaw(text) {
+      const before = written.length;
+      child.stdin.write(text);
+      await until(() => written.indexOf("\n", before) !== -1);
+      return written.slice(before, written.indexOf("\n", before));
+    },
     exit,
   };
 }
@@ -111,6 +124,19 @@ export function spawnRaw(args: readonly string[], cwd = projectRoot): RawRun {
 export async function initializeRaw(run: RawRun): Promise<void> {
   await run.request("init", "initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } });
   run.writeLine(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+}
+
+/** A raw client of the server over the fixture tools in a fresh workspace, initialized. */
+export async function startRawFixtureServer(): Promise<RawRun> {
+  const run = spawnRaw(["--schemas", fixtureSchemas(), "--workspace", tempDir()]);
+  await initializeRaw(run);
+  return run;
+}
+
+/** Closes a raw client's stdin and waits for the server to exit. */
+export async function endRaw(run: RawRun): Promise<void> {
+  run.child.stdin.end();
+  await run.exit;
 }
 
 /** The text blocks of a tools/call result, joined. */

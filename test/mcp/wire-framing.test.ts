@@ -4,17 +4,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_LINE_BYTES } from "../../src/mcp/line-framing.js";
-import { fixtureSchemas, initializeRaw, spawnRaw, tempDir, type RawRun } from "./support.js";
+import { endRaw, startRawFixtureServer, type RawRun } from "./support.js";
 
 let run: RawRun;
-beforeAll(async () => {
-  run = spawnRaw(["--schemas", fixtureSchemas(), "--workspace", tempDir()]);
-  await initializeRaw(run);
-});
-afterAll(async () => {
-  run.child.stdin.end();
-  await run.exit;
-});
+beforeAll(async () => void (run = await startRawFixtureServer()));
+afterAll(() => endRaw(run));
 
 const errorOf = (message: Record<string, unknown>) => message.error as { code: number; message: string };
 
