@@ -1,4 +1,4 @@
-/** The project's MCP fault server (test/fixtures/mcp-servers/fault-server.mjs) and what it records. */
+/** The project's MCP fault servers (test/fixtures/mcp-servers/fault-server.mjs, the raw test/support/hostile-mcp-server.mjs) and what they record. */
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,4 +14,14 @@ export function faultServer(mode: string, record: string, env: Record<string, st
 export function recorded(file: string): Array<Record<string, unknown>> {
   if (!existsSync(file)) return [];
   return readFileSync(file, "utf8").split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+export const HOSTILE_SERVER = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "hostile-mcp-server.mjs");
+
+/**
+ * An `mcpServers` entry starting the raw hostile server (test/support/hostile-mcp-server.mjs) with `script`:
+ * what it lists, answers and writes, protocol breaks included.
+ */
+export function hostileServer(script: Record<string, unknown>, record?: string): { command: string; args: string[]; env: Record<string, string> } {
+  return { command: process.execPath, args: [HOSTILE_SERVER], env: { HOSTILE_SCRIPT: JSON.stringify(script), ...(record !== undefined ? { RECORD_FILE: record } : {}) } };
 }

@@ -5,11 +5,13 @@
  * (`[image: image/png, 12345 bytes, not shown]`, the decoded size); nothing at all as `(no output)`.
  * `isError: true` is a failure whose message is that text, read as a local tool that threw. A result
  * with an image or audio item (base64 `data` and a `mimeType`) also gives its items in order, so that
- * the model is sent the image where its API takes one, as for a local tool's `toolImage`.
+ * the model is sent the image where its API takes one, as for a local tool's `toolImage`. An image of a
+ * type those APIs take whose `data` is not base64 is a note instead: sent, it would make the provider
+ * refuse the request, and so end the run (and every resume).
  */
 import { NO_OUTPUT } from "../execution/tool-messages.js";
 import type { ToolResultItem } from "../loop/messages.js";
-import { mediaNote } from "../loop/tool-result-items.js";
+import { mediaNote, TOOL_RESULT_IMAGE_TYPES } from "../loop/tool-result-items.js";
 
 export interface MappedResult {
   isError: boolean;
@@ -28,6 +30,11 @@ export function mapCallResult(result: Record<string, unknown>): MappedResult {
       hasText = true;
       parts.push({ type: "text", text: item.text });
     } else if ((item.type === "image" || item.type === "audio") && typeof item.data === "string" && typeof item.mimeType === "string") {
+      const unfit = item.type === "image" ? unfitImage(item.mimeType, item.data) : undefined;
+      if (unfit !== undefined) {
+        parts.push({ type: "text", text: `[image: ${item.mimeType}, ${unfit}, not shown]` });
+        continue;
+      }
       hasMedia = true;
       parts.push({ type: item.type, mimeType: item.mimeType, data: item.data });
     } else {
@@ -54,6 +61,13 @@ function noteFor(item: Record<string, unknown>): string {
     return `[resource link: ${String(item.uri)}${typeof item.name === "string" ? ` (${item.name})` : ""}]`;
   }
   return `[${type} item, not shown]`;
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+/** Why an image of a type the providers take cannot be sent to them; undefined when it can, or is never sent. */
+function unfitImage(mimeType: string, data: string): string | undefined {
+  if (!TOOL_RESULT_IMAGE_TYPES.includes(mimeType)) return undefined;
+  return data.length % 4 !== 0 || !BASE64.test(data) ? "its data is not base64" : undefined;
 }
 
 /** The decoded size of base64 text, without decoding it. */

@@ -12,12 +12,18 @@ export interface LineSplitter {
 
 export function createLineSplitter(onLine: (line: string) => void): LineSplitter {
   let pending = "";
+  /** A whole line: a long one (its break in the chunk that made it long) in pieces too. */
+  const handOn = (line: string): void => {
+    let rest = line;
+    for (; rest.length > MAX_LINE; rest = rest.slice(MAX_LINE)) onLine(rest.slice(0, MAX_LINE));
+    onLine(rest);
+  };
   return {
     push(text) {
       pending += text;
       let newline: number;
       while ((newline = pending.indexOf("\n")) !== -1) {
-        onLine(pending.slice(0, newline).replace(/\r$/, ""));
+        handOn(pending.slice(0, newline).replace(/\r$/, ""));
         pending = pending.slice(newline + 1);
       }
       while (pending.length > MAX_LINE) {

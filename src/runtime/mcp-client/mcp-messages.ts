@@ -1,6 +1,7 @@
 /**
  * The texts the model reads about a call to an MCP server's tool that the executor's catalogue
- * (tool-messages.ts) does not already have: the server is not there, stopped, or refused the call.
+ * (tool-messages.ts) does not already have: the server is not there, stopped, refused the call, or
+ * answered with more than sigloop reads.
  */
 import { shorten } from "../execution/describe-json.js";
 
@@ -24,6 +25,10 @@ export function serverStoppedMessage(tool: string, server: string, restarts: boo
 
 export function serverRefusedMessage(tool: string, server: string, message: string): string {
   return `The MCP server ${JSON.stringify(server)} refused the call to ${tool}: ${shorten(message, 500)}`;
+}
+
+export function answerTooLargeMessage(tool: string, server: string, bytes: number, limit: number): string {
+  return `The tool ${tool} has no result: its MCP server ${JSON.stringify(server)} answered with ${bytes} bytes, more than the ${limit} sigloop reads of one answer, so the answer was dropped. Ask it for less (a part, a page, a smaller file).`;
 }
 
 export function serverSchemaFailedMessage(tool: string, server: string, problem: string): string {

@@ -2,9 +2,11 @@
  * The tools of the connected servers as one executor beside the local one. Each server tool is offered
  * under its fitted name (tool-names.ts) with its prepared schema (tool-schema.ts; in strict mode its
  * strict form, made once when the tools are listed), and every call goes through the local tools' checks
- * (check-arguments.ts) before anything is sent. `definitions` is the same array on every read until a
+ * (check-arguments.ts) before anything is sent. A schema too large to compile without holding the agent
+ * (tool-schema.ts `compileLimitProblem`) makes that tool an error result, one nested too deep to read at
+ * all leaves it out, and one the strict converter fails on is offered lenient, each with a notice. `definitions` is the same array on every read until a
  * server's tools change after the first request has been sent: then the next read brings the new list,
- * and one notice says so.
+ * and one notice says so. A server's new list that is the same as its last one changes nothing.
  */
 import type { Ajv } from "ajv";
 import type { JsonSchema, ToolAnnotations, ToolDefinition } from "../../shared/schemas-file.js";
@@ -22,9 +24,10 @@ import { validationCost } from "../execution/validation-cost.js";
 import type { ToolCall } from "../loop/messages.js";
 import type { ToolContext, ToolExecutor, ToolInfo, ToolOrigin, ToolOutcome } from "../loop/types.js";
 import { mapCallResult } from "./call-result.js";
-import { notOfferedMessage, serverRefusedMessage, serverSchemaFailedMessage, serverStoppedMessage, serverUnavailableMessage } from "./mcp-messages.js";
+import { describeError } from "./server-errors.js";
+import { answerTooLargeMessage, notOfferedMessage, serverRefusedMessage, serverSchemaFailedMessage, serverStoppedMessage, serverUnavailableMessage } from "./mcp-messages.js";
 import type { ServerConnection, ServerTool } from "./server-connection.js";
-import { asDefinitionsSchema, prepareToolSchema, type ToolSchemas } from "./tool-schema.js";
+import { asDefinitionsSchema, compileLimitProblem, prepareToolSchema, type ToolSchemas } from "./tool-schema.js";
 import { clashMessage, offeredToolName } from "./tool-names.js";
 
 interface McpToolEntry {
@@ -64,6 +67,8 @@ export function createMcpToolSet(options: McpToolSetOptions): McpToolSet {
   let entries: McpToolEntry[] = [];
   const byName = new Map<string, McpToolEntry>();
   const missing = new Map<string, string>();
+  /** Each server's last list as it sent it (JSON): a `list_changed` that brings the same list is no change. */
+  const listed = new Map<ServerConnection, string | undefined>();
   /** Names left out by `readOnly`: a call to one is answered as a call to a tool that does not exist. */
   const withheld = new Set<string>();
   const ajvs = new Map<SchemaDialect, Promise<Ajv>>();
@@ -91,7 +96,14 @@ export function createMcpToolSet(options: McpToolSetOptions): McpToolSet {
       const earlier = taken(name) ?? names.get(name);
       if (earlier !== undefined) return { ok: false, error: clashMessage(name, earlier, origin) };
       names.set(name, origin);
-      const schemas = prepareToolSchema(tool.inputSchema);
+      let schemas: ToolSchemas;
+      try {
+        schemas = prepareToolSchema(tool.inputSchema);
+      } catch (error) {
+        // Nested deeper than the stack allows (thousands of levels): it can be neither offered nor checked.
+        options.onNotice(`mcp: tool ${JSON.stringify(name)} of server ${JSON.stringify(server.name)} is left out: its inputSchema could not be read (${describeError(error)})`);
+        continue;
+      }
       const description = tool.description ?? tool.title ?? tool.annotations?.title ?? "";
       made.push({
         name,
@@ -108,8 +120,14 @@ export function createMcpToolSet(options: McpToolSetOptions): McpToolSet {
   function offeredDefinition(name: string, description: string, schemas: ToolSchemas): ToolDefinition {
     const lenient: ToolDefinition = { type: "function", function: { name, description, parameters: schemas.offered } };
     if (!strict) return lenient;
-    const open = openTopLevel(schemas.checked);
-    const converted = open === undefined ? strictToolDefinition({ type: "function", function: { name, description, parameters: asDefinitionsSchema(schemas.checked) } }) : undefined;
+    let open = openTopLevel(schemas.checked);
+    let converted: ReturnType<typeof strictToolDefinition> | undefined;
+    try {
+      converted = open === undefined ? strictToolDefinition({ type: "function", function: { name, description, parameters: asDefinitionsSchema(schemas.checked) } }) : undefined;
+    } catch (error) {
+      // A shape the converter does not expect (a member's schema that is a string, …) is the server's bug, not a reason to stop.
+      open = `could not be converted (${describeError(error)})`;
+    }
     if (converted !== undefined && converted.lenient === undefined) return converted.definition;
     const message = converted?.lenient?.message ?? `tool "${name}" is offered with strict: false in strict mode: its parameters ${open}; the model's arguments are still validated`;
     options.onNotice(`mcp: ${message}`);
@@ -132,6 +150,11 @@ export function createMcpToolSet(options: McpToolSetOptions): McpToolSet {
     }
     const instance = await ajv;
     if (entry.validator !== undefined) return entry.validator;
+    const tooLarge = compileLimitProblem(entry.schemas.checked);
+    if (tooLarge !== undefined) {
+      entry.validator = { ok: false, error: new Error(tooLarge) };
+      return entry.validator;
+    }
     try {
       entry.validator = { ok: true, validate: compileArguments(instance, entry.schemas.checked), cost: validationCost(entry.schemas.checked) };
     } catch (error) {
@@ -165,7 +188,7 @@ export function createMcpToolSet(options: McpToolSetOptions): McpToolSet {
     reports?.close();
     switch (outcome.kind) {
       case "result": {
-        await entry.server.toolsSettled();
+        await entry.server.toolsSettled({ signal: context.signal, timeoutMs });
         const mapped = mapCallResult(outcome.result);
         if (mapped.isError) return { status: "tool_error", content: toolFailedMessage(name, { name: "Error", message: mapped.text }) };
         const content = [...checked.notes, mapped.text].join("\n");
@@ -182,6 +205,8 @@ export function createMcpToolSet(options: McpToolSetOptions): McpToolSet {
         return { status: "aborted", content: abortedMessage(name) };
       case "error":
         return { status: "tool_error", content: serverRefusedMessage(name, server, outcome.message) };
+      case "too_large":
+        return { status: "tool_error", content: answerTooLargeMessage(name, server, outcome.bytes, outcome.limit) };
     }
   }
 
@@ -237,6 +262,7 @@ export function createMcpToolSet(options: McpToolSetOptions): McpToolSet {
       const made = entriesOf(server, tools, originOf);
       if (!made.ok) return made;
       entries = [...entries, ...made.entries];
+      listed.set(server, listText(tools));
       rebuild();
       return { ok: true };
     },
@@ -244,6 +270,10 @@ export function createMcpToolSet(options: McpToolSetOptions): McpToolSet {
       missing.set(server, why);
     },
     replace(server, tools) {
+      const text = listText(tools);
+      // The same list again (a clash it brought included) is no change and no new line.
+      if (text !== undefined && listed.get(server) === text) return;
+      listed.set(server, text);
       const others = entries.filter((entry) => entry.server !== server);
       const otherNames = new Map<string, ToolOrigin>(others.map((entry) => [entry.name, { kind: "mcp", server: entry.server.name, tool: entry.tool }]));
       const made = entriesOf(server, tools, (name) => (localNames.has(name) ? { kind: "local" } : otherNames.get(name)));
@@ -280,4 +310,13 @@ function annotationsOf(annotations: NonNullable<ServerTool["annotations"]>): Too
     if (typeof value === "boolean") hints[key] = value;
   }
   return hints;
+}
+
+/** A list as JSON, to tell whether it changed; undefined for one nested too deep to write (never the same). */
+function listText(tools: readonly ServerTool[]): string | undefined {
+  try {
+    return JSON.stringify(tools);
+  } catch {
+    return undefined;
+  }
 }

@@ -3,20 +3,40 @@
  * initialised and its tools listed (every `tools/list` page, up to `MAX_TOOL_PAGES`) within a time limit;
  * calls bounded by their own limit, an abort sending `notifications/cancelled` (the SDK's); a server that
  * stops mid-run is started once more by the next call, inside that call's time, and after a second
- * failure stays out for the rest of the run. `notifications/tools/list_changed` lists the tools again.
- * No client capabilities are declared (no roots, sampling or elicitation). A start that fails says why
- * in words (a missing command or `cwd`, the connection's error, the HTTP status). Never throws to its caller.
+ * failure stays out for the rest of the run. `notifications/tools/list_changed` lists the tools again:
+ * one listing at a time, every notice that arrives meanwhile folded into one more, at most one listing
+ * per `RELIST_GAP_MS` after the first, so a server that announces a change whenever it is listed costs a
+ * listing a second, not a busy loop. No client capabilities are declared (no roots, sampling or
+ * elicitation), and a tool's `outputSchema` is not checked (see `ACCEPT_ANY_OUTPUT`). A start that fails
+ * says why in words (a missing command or `cwd`, the connection's error, the HTTP status). Never throws
+ * to its caller.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError, ToolListChangedNotificationSchema, type Progress, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { JsonSchemaValidator, jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/index.js";
 import type { McpServerConfig } from "./mcp-config.js";
 import { describeError, startFailure } from "./server-errors.js";
-import { ProcessGroupTransport } from "./process-group-transport.js";
+import { ANSWER_TOO_LARGE, ProcessGroupTransport } from "./process-group-transport.js";
 
 /** `tools/list` pages followed before the rest is left out (with a warning): a server that pages forever cannot hold the start. */
 const MAX_TOOL_PAGES = 100;
+/** The least time from one `list_changed` listing's start to the next one's. */
+const RELIST_GAP_MS = 1_000;
+
+/**
+ * The SDK's check of a call's `structuredContent` against the tool's `outputSchema`, turned off. The SDK
+ * compiles every listed `outputSchema` with a plain Ajv in our thread when the tools are listed (one
+ * that does not compile, or two sharing an `$id`, failed the whole listing and so left the server out)
+ * and runs the server's patterns on the server's own output there (a backtracking `pattern` held the
+ * agent for as long as the server liked). The model reads the result as it came either way.
+ */
+const ACCEPT_ANY_OUTPUT: jsonSchemaValidator = {
+  getValidator<T>(): JsonSchemaValidator<T> {
+    return (input) => ({ valid: true, data: input as T, errorMessage: undefined });
+  },
+};
 
 export type ServerTool = Tool;
 
@@ -29,6 +49,8 @@ export type CallOutcome =
   | { kind: "stopped"; restarts: boolean }
   | { kind: "timeout" }
   | { kind: "aborted" }
+  /** The server's answer was longer than the transport reads of one message (`bytes`, and that limit). */
+  | { kind: "too_large"; bytes: number; limit: number }
   | { kind: "error"; message: string };
 
 export interface ServerConnectionOptions {
@@ -53,10 +75,11 @@ export interface ServerConnection {
   /** `onProgress`: the server's progress for this call (sent a `progressToken` only when given). */
   call(tool: string, args: Record<string, unknown>, options: CallOptions): Promise<CallOutcome>;
   /**
-   * Resolves once a re-list started by `list_changed` is done: a call whose server changed its tools
-   * while answering returns after the new list is known, so the next request offers it.
+   * Resolves once the listings asked for by every `list_changed` received so far are done (not the ones
+   * asked for later), or `within` runs out: a call whose server changed its tools while answering returns
+   * after the new list is known, so the next request offers it.
    */
-  toolsSettled(): Promise<void>;
+  toolsSettled(within?: { signal: AbortSignal; timeoutMs: number }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -68,7 +91,12 @@ export function createServerConnection(options: ServerConnectionOptions): Server
   let out: string | undefined;
   let restartsLeft = 1;
   let started = false;
-  let relisting: Promise<void> | undefined;
+  /** `list_changed` notices received, and how many of them the last finished listing covers. */
+  let changesAnnounced = 0;
+  let changesListed = 0;
+  let relisting = false;
+  /** Calls waiting for the listing that covers the notices they saw. */
+  const settleWaiters = new Set<{ wanted: number; resolve(): void }>();
   let restarting: Promise<StartResult> | undefined;
 
   function newTransport(): Transport {
@@ -96,7 +124,7 @@ export function createServerConnection(options: ServerConnectionOptions): Server
   }
 
   async function start(timeoutMs: number, outer?: AbortSignal): Promise<StartResult> {
-    const current = new Client({ name: "sigloop", version: options.clientVersion }, { capabilities: {} });
+    const current = new Client({ name: "sigloop", version: options.clientVersion }, { capabilities: {}, jsonSchemaValidator: ACCEPT_ANY_OUTPUT });
     const currentTransport = newTransport();
     client = current;
     transport = currentTransport;
@@ -123,20 +151,47 @@ export function createServerConnection(options: ServerConnectionOptions): Server
   }
 
   function relist(current: Client, timeoutMs: number): void {
-    relisting = listAllTools(current, AbortSignal.timeout(timeoutMs), timeoutMs).then(
-      (tools) => {
-        if (client === current) options.onToolsChanged(tools);
-      },
-      (error: unknown) => options.onWarning(`mcp: server ${JSON.stringify(config.name)} said its tools changed, but listing them failed (${describeError(error)}); the earlier list is kept`),
-    );
+    changesAnnounced += 1;
+    if (relisting) return;
+    relisting = true;
+    void relistUntilCurrent(current, timeoutMs);
   }
 
-  async function toolsSettled(): Promise<void> {
-    while (relisting !== undefined) {
-      const waiting = relisting;
-      await waiting;
-      if (relisting === waiting) relisting = undefined;
+  function listedUpTo(count: number): void {
+    changesListed = count;
+    for (const waiter of settleWaiters) {
+      if (waiter.wanted > count) continue;
+      settleWaiters.delete(waiter);
+      waiter.resolve();
     }
+  }
+
+  /** Lists the tools until a listing has started after the latest `list_changed`, one at a time. */
+  async function relistUntilCurrent(current: Client, timeoutMs: number): Promise<void> {
+    let lastStart = 0;
+    while (changesListed < changesAnnounced && client === current) {
+      const wait = lastStart + RELIST_GAP_MS - Date.now();
+      if (lastStart !== 0 && wait > 0) await new Promise((resolve) => setTimeout(resolve, wait).unref());
+      lastStart = Date.now();
+      const covers = changesAnnounced;
+      try {
+        const tools = await listAllTools(current, AbortSignal.timeout(timeoutMs), timeoutMs);
+        if (client === current) options.onToolsChanged(tools);
+      } catch (error) {
+        options.onWarning(`mcp: server ${JSON.stringify(config.name)} said its tools changed, but listing them failed (${describeError(error)}); the earlier list is kept`);
+      }
+      listedUpTo(covers);
+    }
+    relisting = false;
+    listedUpTo(changesAnnounced);
+  }
+
+  async function toolsSettled(within?: { signal: AbortSignal; timeoutMs: number }): Promise<void> {
+    const wanted = changesAnnounced;
+    if (changesListed >= wanted) return;
+    const listed = new Promise<void>((resolve) => settleWaiters.add({ wanted, resolve }));
+    if (within === undefined) return listed;
+    await untilAborted(listed, AbortSignal.any([within.signal, AbortSignal.timeout(within.timeoutMs)])).catch(() => undefined);
   }
 
   async function call(tool: string, args: Record<string, unknown>, { signal, timeoutMs, onProgress }: CallOptions): Promise<CallOutcome> {
@@ -175,6 +230,7 @@ export function createServerConnection(options: ServerConnectionOptions): Server
     } catch (error) {
       if (signal.aborted) return { kind: "aborted" };
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return { kind: "timeout" };
+      if (error instanceof McpError && error.code === ANSWER_TOO_LARGE) return { kind: "too_large", ...tooLargeData(error.data) };
       if ((error instanceof McpError && error.code === ErrorCode.ConnectionClosed) || state === "stopped") {
         if (client === current) state = "stopped";
         return { kind: "stopped", restarts: restartsLeft > 0 };
@@ -197,6 +253,12 @@ export function createServerConnection(options: ServerConnectionOptions): Server
       await closing?.close().catch(() => undefined);
     },
   };
+}
+
+/** The sizes the transport put in the error standing for an answer it did not read. */
+function tooLargeData(data: unknown): { bytes: number; limit: number } {
+  const { bytes, limit } = (typeof data === "object" && data !== null ? data : {}) as Record<string, unknown>;
+  return { bytes: typeof bytes === "number" ? bytes : 0, limit: typeof limit === "number" ? limit : 0 };
 }
 
 /**

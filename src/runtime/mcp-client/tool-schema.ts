@@ -9,6 +9,8 @@
  *   drop the keys another part names;
  * - its dialect: draft-07 (also draft-06 and draft-04, which Ajv's default class reads) or 2019-09 when its
  *   `$schema` says so, else JSON Schema 2020-12, MCP's default.
+ * Ajv compiles on the agent's thread, where it cannot be stopped, in time that grows with a schema's size
+ * and faster with its patterns: `compileLimitProblem` says why one is too large to compile there.
  */
 import type { JsonSchema, JsonValue, ParametersSchema } from "../../shared/schemas-file.js";
 import type { SchemaDialect } from "../execution/validate-arguments.js";
@@ -101,4 +103,36 @@ function withRenamedRefs(value: JsonValue, names: boolean): JsonValue {
       return [key, DATA_KEYWORDS.has(key) ? child : withRenamedRefs(child, NAME_MAPS.has(key))];
     }),
   ) as JsonSchema;
+}
+
+/**
+ * Past these, compiling would hold the agent: Ajv took about 0.1 s per 1,000 subschemas, and 0.5 s for
+ * 1,000 `pattern`s but 10 s for 4,000 (its time grows with their square).
+ */
+const MAX_COMPILED_SCHEMAS = 5_000;
+const MAX_COMPILED_PATTERNS = 500;
+
+/** Why `schema` is too large to compile on the agent's thread; undefined when it is not. Walks without recursion. */
+export function compileLimitProblem(schema: JsonSchema): string | undefined {
+  let schemas = 0;
+  let patterns = 0;
+  const pending: JsonValue[] = [schema];
+  while (pending.length > 0) {
+    const value = pending.pop()!;
+    if (Array.isArray(value)) {
+      for (const item of value) pending.push(item);
+      continue;
+    }
+    if (!isSchema(value)) continue;
+    schemas += 1;
+    for (const [key, child] of Object.entries(value)) {
+      if (key === "pattern" && typeof child === "string") patterns += 1;
+      if (key === "patternProperties" && isSchema(child)) patterns += Object.keys(child).length;
+      pending.push(child);
+    }
+  }
+  const limit = "so that compiling it, which cannot be stopped, cannot hold the agent";
+  if (patterns > MAX_COMPILED_PATTERNS) return `it holds ${patterns} patterns; sigloop compiles a server's schema of at most ${MAX_COMPILED_PATTERNS}, ${limit}`;
+  if (schemas > MAX_COMPILED_SCHEMAS) return `it holds ${schemas} schemas; sigloop compiles a server's schema of at most ${MAX_COMPILED_SCHEMAS}, ${limit}`;
+  return undefined;
 }

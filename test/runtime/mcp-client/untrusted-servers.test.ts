@@ -1,0 +1,223 @@
+/**
+ * MCP servers are untrusted: what one lists, answers and writes must never crash, hang or flood the
+ * agent. Each test starts the raw hostile server (test/support/hostile-mcp-server.mjs) through the
+ * library API and checks what a user or the model would see: the call's outcome, the lines on stderr,
+ * how long it took, what the server was asked.
+ */
+import path from "node:path";
+import fc from "fast-check";
+import { afterEach, describe, expect, it } from "vitest";
+import { connectMcpServers, type McpServers } from "../../../src/runtime/mcp-client/connect-mcp-servers.js";
+import { createMcpToolSet } from "../../../src/runtime/mcp-client/mcp-tool-set.js";
+import type { ServerConnection, ServerTool } from "../../../src/runtime/mcp-client/server-connection.js";
+import { mapCallResult } from "../../../src/runtime/mcp-client/call-result.js";
+import { parseMcpConfig } from "../../../src/runtime/mcp-client/mcp-config.js";
+import { offeredToolName, TOOL_NAME } from "../../../src/runtime/mcp-client/tool-names.js";
+import type { ToolExecutor, ToolOutcome } from "../../../src/runtime/loop/types.js";
+import { hostileServer, recorded } from "../../support/mcp-fault-server.js";
+import { tempDir } from "../../cli/support.js";
+
+const noLocalTools: ToolExecutor = { definitions: [], execute: () => Promise.resolve({ status: "unknown_tool", content: "none" }) };
+const object = (properties: Record<string, unknown> = {}) => ({ type: "object", properties });
+const tool = (name: string, extra: Record<string, unknown> = {}) => ({ name, description: `${name}.`, inputSchema: object(), ...extra });
+
+interface Started {
+  servers: McpServers;
+  notices: string[];
+  stderr: string[];
+  record: string;
+}
+
+const open: McpServers[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((servers) => servers.close()));
+});
+
+async function start(script: Record<string, unknown>, options: { callTimeoutMs?: number; startTimeoutMs?: number; strict?: boolean } = {}): Promise<Started> {
+  const record = path.join(tempDir(), "record.jsonl");
+  const parsed = parseMcpConfig("mcp.json", JSON.stringify({ mcpServers: { h: hostileServer(script, record) } }), {});
+  if (!parsed.ok) throw new Error(parsed.error);
+  const notices: string[] = [];
+  const stderr: string[] = [];
+  const connected = await connectMcpServers({
+    config: parsed.config,
+    local: noLocalTools,
+    strict: options.strict ?? false,
+    callTimeoutMs: options.callTimeoutMs ?? 5_000,
+    startTimeoutMs: options.startTimeoutMs ?? 10_000,
+    onNotice: (line) => notices.push(line),
+    onServerStderr: (_server, line) => stderr.push(line),
+  });
+  if (!connected.ok) throw new Error(connected.error);
+  open.push(connected.servers);
+  return { servers: connected.servers, notices, stderr, record };
+}
+
+function call(servers: McpServers, name: string, args: unknown = {}): Promise<ToolOutcome> {
+  return servers.executor.execute({ id: "c", type: "function", function: { name, arguments: JSON.stringify(args) } }, { workspace: process.cwd(), signal: new AbortController().signal });
+}
+
+describe("an answer larger than the client reads", () => {
+  for (const idFirst of [false, true]) {
+    it(`a result over 10 MB (its id ${idFirst ? "before" : "after"} the result) fails that call with the size; the agent and the server go on`, async () => {
+      const { servers } = await start({ tools: [tool("huge"), tool("small")], calls: { huge: { textBytes: 12 * 1024 * 1024, idFirst } } });
+      const outcome = await call(servers, "h__huge");
+      expect(outcome.status).toBe("tool_error");
+      const words = /^The tool h__huge has no result: its MCP server "h" answered with (\d+) bytes, more than the 10485760 sigloop reads of one answer, so the answer was dropped\. Ask it for less \(a part, a page, a smaller file\)\.$/;
+      expect(outcome.content).toMatch(words);
+      // The whole line (the JSON around the text too), though no more than its ends was ever held.
+      const bytes = Number(words.exec(outcome.content)![1]);
+      expect(bytes - 12 * 1024 * 1024).toBeGreaterThan(40);
+      expect(bytes - 12 * 1024 * 1024).toBeLessThan(100);
+      expect(await call(servers, "h__small")).toEqual({ status: "ok", content: "ok" });
+    });
+  }
+
+  it("a result just under the limit arrives whole, in time linear in its size", async () => {
+    const { servers } = await start({ tools: [tool("big")], calls: { big: { textBytes: 9 * 1024 * 1024 } } });
+    const began = Date.now();
+    const outcome = await call(servers, "h__big");
+    expect(outcome.status).toBe("ok");
+    expect(outcome.content.startsWith("aaaa")).toBe(true);
+    expect(Date.now() - began).toBeLessThan(3_000);
+  });
+});
+
+describe("a tool's outputSchema", () => {
+  it("one that does not compile leaves the server's tools listed and callable", async () => {
+    const { servers, notices } = await start({
+      tools: [tool("good"), tool("odd", { outputSchema: { type: "object", properties: { n: { type: "numbr" } } } })],
+      calls: { odd: { result: { content: [{ type: "text", text: "{\"n\":1}" }], structuredContent: { n: 1 } } } },
+    });
+    expect(notices).toEqual([]);
+    expect(servers.executor.definitions.map((definition) => definition.function.name)).toEqual(["h__good", "h__odd"]);
+    expect(await call(servers, "h__odd")).toEqual({ status: "ok", content: '{"n":1}' });
+  });
+
+  it("two tools with one $id in their outputSchemas leave the server's tools listed", async () => {
+    const schema = { $id: "urn:same", type: "object" };
+    const { servers } = await start({ tools: [tool("a", { outputSchema: schema }), tool("b", { outputSchema: schema })] });
+    expect(servers.executor.definitions.map((definition) => definition.function.name)).toEqual(["h__a", "h__b"]);
+  });
+
+  it("a backtracking pattern and the structuredContent that trips it cannot hold the agent", async () => {
+    const { servers } = await start({
+      tools: [tool("trap", { outputSchema: { type: "object", properties: { s: { type: "string", pattern: "^(a+)+$" } } } })],
+      calls: { trap: { result: { content: [{ type: "text", text: "trapped" }], structuredContent: { s: `${"a".repeat(27)}!` } } } },
+    });
+    const began = Date.now();
+    expect(await call(servers, "h__trap")).toEqual({ status: "ok", content: "trapped" });
+    expect(Date.now() - began).toBeLessThan(1_000);
+  });
+});
+
+describe("notifications/tools/list_changed", () => {
+  it("a server that says its tools changed after every listing cannot hold a call past its time, nor flood the lines", async () => {
+    const { servers, notices, record } = await start({ tools: [tool("poke")], storm: true, calls: { poke: { listChanged: 50 } } }, { callTimeoutMs: 1_500 });
+    const began = Date.now();
+    const outcome = await call(servers, "h__poke");
+    expect(Date.now() - began).toBeLessThan(2_500);
+    expect(outcome).toEqual({ status: "ok", content: "ok" });
+    // The list never changes: no line says it did.
+    expect(notices).toEqual([]);
+    // Fifty notices at once are one more listing, not fifty at a time.
+    const lists = recorded(record).filter((entry) => entry.method === "tools/list").length;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const later = recorded(record).filter((entry) => entry.method === "tools/list").length;
+    expect(lists).toBeGreaterThan(1);
+    expect(later - lists).toBeLessThan(50);
+  });
+});
+
+/** One tool offered in-process, its calls answered with the arguments received. */
+function offerInProcess(inputSchema: unknown, strict: boolean) {
+  const notices: string[] = [];
+  const server: ServerConnection = {
+    name: "s",
+    start: () => Promise.resolve({ ok: true, tools: [] }),
+    call: (_tool, args) => Promise.resolve({ kind: "result", result: { content: [{ type: "text", text: JSON.stringify(args) }] } }),
+    toolsSettled: () => Promise.resolve(),
+    close: () => Promise.resolve(),
+  };
+  const set = createMcpToolSet({ local: noLocalTools, strict, onNotice: (line) => notices.push(line) });
+  const added = set.add(server, [{ name: "t", inputSchema } as ServerTool]);
+  const callT = (args: unknown) => set.execute({ id: "c", type: "function", function: { name: "s__t", arguments: JSON.stringify(args) } }, { workspace: "/w", signal: new AbortController().signal });
+  return { added, set, notices, call: callT };
+}
+
+describe("inputSchemas that could hold or stop the agent", () => {
+  it("one nested thousands of levels deep leaves that tool out with a line; the server's other tools are offered", async () => {
+    const { servers, notices } = await start({ deepTool: { name: "deep", depth: 2_500 }, tools: [tool("fine")] });
+    expect(servers.executor.definitions.map((definition) => definition.function.name)).toEqual(["h__fine"]);
+    expect(notices).toEqual(['mcp: tool "h__deep" of server "h" is left out: its inputSchema could not be read (Maximum call stack size exceeded)']);
+  });
+
+  it("in strict mode, a member whose schema is a string is offered lenient with the reason, not a crash", async () => {
+    const { added, notices, call: callT, set } = offerInProcess({ type: "object", properties: { a: "string" } }, true);
+    expect(added).toEqual({ ok: true });
+    expect(set.definitions[0]!.function.strict).toBe(false);
+    expect(notices).toEqual([
+      `mcp: tool "s__t" is offered with strict: false in strict mode: its parameters could not be converted (Cannot use 'in' operator to search for 'allOf' in string); the model's arguments are still validated`,
+    ]);
+    expect(await callT({ a: "x" })).toEqual({ status: "ok", content: '{"a":"x"}' });
+  });
+
+  it("one with more patterns than compile in a moment is an error result at once, naming the count", async () => {
+    const properties = Object.fromEntries(Array.from({ length: 4_000 }, (_, i) => [`p${i}`, { type: "string", pattern: `^x${i}$` }]));
+    const { call: callT } = offerInProcess({ type: "object", properties }, false);
+    const began = Date.now();
+    expect(await callT({ p1: "x1" })).toEqual({
+      status: "tool_error",
+      content:
+        'The parameters schema of s__t, as the MCP server "s" lists it, could not be compiled (it holds 4000 patterns; sigloop compiles a server\'s schema of at most 500, so that compiling it, which cannot be stopped, cannot hold the agent); the tool cannot be called until the server offers a valid one. The other tools still work.',
+    });
+    expect(Date.now() - began).toBeLessThan(1_000);
+  });
+});
+
+describe("tools/list pagination", () => {
+  it("a cursor repeated forever, or one that grows with every page, keeps the tools listed so far with one line", async () => {
+    const repeated = await start({ pages: [[tool("a")], [tool("b")]], cursor: "repeat" });
+    expect(repeated.servers.executor.definitions.map((definition) => definition.function.name)).toEqual(["h__a", "h__b"]);
+    expect(repeated.notices).toEqual(['mcp: server "h" sent the same tools/list cursor twice; its tools from there on are left out']);
+    const growing = await start({ pages: [[tool("a")]], cursor: "grow" });
+    expect(growing.servers.executor.definitions).toHaveLength(100);
+    expect(growing.notices).toEqual(['mcp: server "h" lists its tools over more than 100 pages; the tools after page 100 are left out']);
+  });
+});
+
+describe("stdout and stderr", () => {
+  it("non-JSON lines on stdout are skipped; a 10 MB stderr line without a break arrives in pieces; invalid UTF-8 becomes U+FFFD", async () => {
+    const { servers, stderr } = await start({ tools: [tool("t")], stdoutNoise: "Listening on port 3000 \u001b[32mready", stderrLine: { text: "x", times: 10 * 1024 * 1024 }, stderrBase64: Buffer.from([0x66, 0xff, 0x6f, 0x0a]).toString("base64") });
+    expect(await call(servers, "h__t")).toEqual({ status: "ok", content: "ok" });
+    const deadline = Date.now() + 5_000;
+    while (stderr.at(-1) !== "f\ufffdo" && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(stderr.length).toBe(Math.ceil((10 * 1024 * 1024) / 4000) + 1);
+    expect(Math.max(...stderr.map((line) => line.length))).toBe(4000);
+    expect(stderr.at(-1)).toBe("f\ufffdo");
+  });
+});
+
+describe("names a server chooses", () => {
+  it("property: every tool name, with any server name, is offered under a name providers accept, the same on every run", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "binary", maxLength: 80 }), fc.string({ unit: "binary", maxLength: 1200 }), (server, name) => {
+        const offered = offeredToolName(server, name);
+        expect(offered).toMatch(TOOL_NAME);
+        expect(offeredToolName(server, name)).toBe(offered);
+      }),
+      { examples: [["", ""], ["s", "\u001b[31mred"], ["s", "a".repeat(1000)], ["s", "ｆｓ"], ["a", "b__c"]] },
+    );
+  });
+});
+
+describe("images a server sends", () => {
+  it("an image whose data is not base64 is a note: the model's API would refuse the request", () => {
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0]).toString("base64");
+    expect(mapCallResult({ content: [{ type: "image", mimeType: "image/png", data: png }] }).items).toEqual([{ type: "image", mimeType: "image/png", data: png }]);
+    expect(mapCallResult({ content: [{ type: "image", mimeType: "image/png", data: "not base64 at all!" }] })).toEqual({
+      isError: false,
+      text: "[image: image/png, its data is not base64, not shown]",
+    });
+  });
+});
