@@ -3,7 +3,7 @@ import type { CallingConvention, JsonSchema, JsonValue, ParametersSchema, ToolAn
 import { diagnosticAt, hasErrors, type Diagnostic } from "./diagnostic.js";
 import { docHost, type DiscoveredTool } from "./reflect/discover-tools.js";
 import type { LibraryDocs } from "./program/library-docs.js";
-import { inspectJsonType } from "./reflect/json-compat.js";
+import { inspectJsonType, visibleMembers } from "./reflect/json-compat.js";
 import { applyKeyword, isTypedKeyword, keywordFromTag, VALIDATION_TAGS } from "./schema/keywords.js";
 import { literalDefault } from "./reflect/literal-default.js";
 import { patternDefaults } from "./reflect/pattern-defaults.js";
@@ -195,7 +195,7 @@ function destructuredSpecs(parameter: ts.ParameterDeclaration, docs: ToolDocs, c
     for (const entry of patternDefaults(pattern)) if (entry.path.length === 0) defaults.set(entry.property, entry.initializer);
   }
   const type = checker.getTypeAtLocation(parameter);
-  return checker.getPropertiesOfType(type).map((member) => {
+  return visibleMembers(checker.getPropertiesOfType(type)).map((member) => {
     const name = member.getName();
     const declaration = member.valueDeclaration ?? member.declarations?.[0];
     const doc = memberParamDoc(docs, name);
@@ -276,7 +276,8 @@ function examplesClash(spec: ArgumentSpec, typeSchema: JsonSchema): boolean {
 }
 
 function typeFindings(tool: DiscoveredTool, spec: ArgumentSpec, checker: ts.TypeChecker): Diagnostic[] {
-  return inspectJsonType(spec.type, checker, spec.name).map((finding) => {
+  // An argument arrives as a plain object, so a class's JSON form (`classJson`) does not matter here.
+  return inspectJsonType(spec.type, checker, spec.name).filter((finding) => finding.kind !== "classJson").map((finding) => {
     const where = finding.path === spec.name ? "" : ` at ${finding.path}`;
     const node = finding.declaration !== undefined && !isLibraryNode(finding.declaration) ? finding.declaration : spec.node;
     return finding.kind === "unsupported"
@@ -303,7 +304,7 @@ function prototypeNameFindings(tool: DiscoveredTool, spec: ArgumentSpec, checker
     if (type.isUnionOrIntersection()) return type.types.forEach((member) => visit(member, path, depth + 1));
     if (checker.isArrayType(type) || checker.isTupleType(type)) return checker.getTypeArguments(type as ts.TypeReference).forEach((item) => visit(item, `${path}[]`, depth + 1));
     if (!(type.flags & ts.TypeFlags.Object)) return;
-    for (const property of checker.getPropertiesOfType(type)) {
+    for (const property of visibleMembers(checker.getPropertiesOfType(type))) {
       const declaration = property.valueDeclaration ?? property.declarations?.[0];
       if (property.name === "__proto__") found.push(problem(`${path}.__proto__`, declaration !== undefined && !isLibraryNode(declaration) ? declaration : spec.node));
       else if (declaration !== undefined && !isLibraryNode(declaration)) visit(checker.getTypeOfSymbolAtLocation(property, declaration), `${path}.${property.name}`, depth + 1);

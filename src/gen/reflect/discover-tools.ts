@@ -1,4 +1,5 @@
 import path from "node:path";
+import type { ts as Compiler } from "ts-morph";
 import { ts } from "../program/compiler.js";
 import { diagnosticAt, type Diagnostic } from "../diagnostic.js";
 import { compareToolNames } from "./tool-name-order.js";
@@ -19,8 +20,10 @@ const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /**
  * The tools of one file: `export function`, `export async function` and `export const f = (…) => …`
- * (or a function expression). Exported types and values that are not functions are ignored, so a
- * file of shared types contributes no tools. `export default` has no name a model could call.
+ * (or a function expression), and `export const aliased = inner` of such a function, a tool named
+ * `aliased`. Exported types and values that are not functions are ignored, so a file of shared types
+ * contributes no tools; a function value gen cannot read (`inner.bind(null)`) is a warning.
+ * `export default` has no name a model could call.
  *
  * A function is a tool of the file that declares it: a re-export (`export * from "./a"`,
  * `export { g } from "../lib/g"`) is not a second tool. Re-exported from another tool file, it is that
@@ -32,19 +35,26 @@ export function discoverTools(sourceFile: ts.SourceFile, toolFiles: ReadonlySet<
   const tools: DiscoveredTool[] = [];
   const diagnostics: Diagnostic[] = [];
   const file = sourceFile.fileName;
-  for (const [name, declarations] of exportedDeclarations(sourceFile, checker)) {
+  for (const [name, exported] of exportedDeclarations(sourceFile, checker)) {
     if (name === "default") {
-      diagnostics.push(diagnosticAt(declarations[0] ?? sourceFile, "error",
+      diagnostics.push(diagnosticAt(exported[0]?.site ?? sourceFile, "error",
         "a default export has no name a model can call it by; export it by name instead (export function my_tool(…) or export const my_tool = (…) => …)"));
       continue;
     }
-    const found = declarations.map((declaration) => ({ declaration, fn: toolFunctionOf(declaration) })).find((entry) => entry.fn !== undefined);
-    if (found?.fn === undefined) continue;
-    const { declaration, fn } = found;
-    const home = declaration.getSourceFile().fileName;
-    if (home !== file && !declaration.getSourceFile().isDeclarationFile) {
+    const found = exported.map((entry) => ({ ...entry, fn: toolFunctionOf(entry.declaration) })).find((entry) => entry.fn !== undefined);
+    if (found?.fn === undefined) {
+      const unread = unreadFunctionValue(exported, checker);
+      if (unread !== undefined) diagnostics.push(unreadFunctionDiagnostic(name, unread));
+      continue;
+    }
+    const { fn, site } = found;
+    // `export const aliased = inner`: the export's own JSDoc describes the tool, else the function's.
+    const declaration = ts.isVariableDeclaration(site) && site !== found.declaration && hasJsDoc(site) ? site : found.declaration;
+    // Whose tool it is follows the function, wherever its description comes from.
+    const home = found.declaration.getSourceFile().fileName;
+    if (home !== file && !found.declaration.getSourceFile().isDeclarationFile) {
       if (!toolFiles.has(home)) {
-        diagnostics.push(diagnosticAt(reExportOf(sourceFile, name), "warning",
+        diagnostics.push(diagnosticAt(ts.isVariableDeclaration(site) ? site : reExportOf(sourceFile, name), "warning",
           `"${name}" is re-exported from ${path.relative(path.dirname(file), home)}, which is not a tool file, so it is not a tool; a tool is a function exported by the tool file that declares it: move it here or wrap it in a function declared here`));
       }
       continue;
@@ -115,17 +125,24 @@ export function toolFunctionOf(declaration: ts.Node): ToolFunction | undefined {
   return undefined;
 }
 
+/** One declaration behind an export, and the export's own declaration in the module (`site`). */
+interface ExportedDeclaration {
+  declaration: ts.Node;
+  site: ts.Node;
+}
+
 /**
  * A module's exports, by name, with the declarations behind each: through re-exports and imports to
- * where each is declared (as ts-morph's `getExportedDeclarations` finds them).
+ * where each is declared (as ts-morph's `getExportedDeclarations` finds them), and through a `const`
+ * bound to a name (`export const aliased = inner`), which exports what the name holds.
  */
-function exportedDeclarations(sourceFile: ts.SourceFile, checker: ts.TypeChecker): Map<string, ts.Node[]> {
-  const result = new Map<string, ts.Node[]>();
+function exportedDeclarations(sourceFile: ts.SourceFile, checker: ts.TypeChecker): Map<string, ExportedDeclaration[]> {
+  const result = new Map<string, ExportedDeclaration[]>();
   const moduleSymbol = checker.getSymbolAtLocation(sourceFile);
   if (moduleSymbol === undefined) return result;
   for (const symbol of checker.getExportsOfModule(moduleSymbol)) {
-    for (const declaration of symbol.getDeclarations() ?? []) {
-      const found = [...declarationsBehind(declaration, checker)];
+    for (const site of symbol.getDeclarations() ?? []) {
+      const found = [...declarationsBehind(site, checker, new Set())].map((declaration) => ({ declaration, site }));
       const existing = result.get(symbol.name);
       if (existing === undefined) result.set(symbol.name, found);
       else existing.push(...found);
@@ -134,9 +151,12 @@ function exportedDeclarations(sourceFile: ts.SourceFile, checker: ts.TypeChecker
   return result;
 }
 
-function* declarationsBehind(declaration: ts.Node, checker: ts.TypeChecker): Generator<ts.Node> {
+function* declarationsBehind(declaration: ts.Node, checker: ts.TypeChecker, visited: Set<ts.Node>): Generator<ts.Node> {
+  // A chain of `const a = b` can only loop in code that does not compile, but gen must still end.
+  if (visited.has(declaration)) return;
+  visited.add(declaration);
   const behind = function* (symbol: ts.Symbol | undefined): Generator<ts.Node> {
-    for (const found of symbol?.getDeclarations() ?? []) yield* declarationsBehind(found, checker);
+    for (const found of symbol?.getDeclarations() ?? []) yield* declarationsBehind(found, checker, visited);
   };
   const aliased = (name: ts.Node | undefined): ts.Symbol | undefined => {
     const symbol = name === undefined ? undefined : checker.getSymbolAtLocation(name);
@@ -149,7 +169,32 @@ function* declarationsBehind(declaration: ts.Node, checker: ts.TypeChecker): Gen
     else yield declaration.expression;
   } else if (ts.isImportSpecifier(declaration) || ts.isImportClause(declaration) || ts.isNamespaceImport(declaration) || ts.isNamespaceExport(declaration)) {
     yield* behind(aliased(declaration.name));
+  } else if (ts.isVariableDeclaration(declaration) && declaration.initializer !== undefined && ts.isIdentifier(declaration.initializer)) {
+    yield* behind(aliased(declaration.initializer));
   } else yield declaration;
+}
+
+/**
+ * An exported `const` holding a function gen cannot read as one (`inner.bind(null)`, `withRetry(inner)`,
+ * `factory()`): its parameters and JSDoc are not written where it is declared. A `const` of any other
+ * value (a number, an object of settings, a class) is no tool and needs no word.
+ */
+function unreadFunctionValue(exported: readonly ExportedDeclaration[], checker: ts.TypeChecker): Compiler.VariableDeclaration | undefined {
+  const site = exported[0]?.site;
+  if (site === undefined || !ts.isVariableDeclaration(site) || site.initializer === undefined) return undefined;
+  return checker.getTypeAtLocation(site.name).getCallSignatures().length > 0 ? site : undefined;
+}
+
+function unreadFunctionDiagnostic(name: string, site: Compiler.VariableDeclaration): Diagnostic {
+  const held = site.initializer!.getText();
+  const shown = held.length > 40 ? `${held.slice(0, 39)}…` : held;
+  return diagnosticAt(site, "warning",
+    `"${name}" is exported as a function value (${shown}), whose parameters and JSDoc gen cannot read, so it is not a tool; declare it as a function here: export function ${name}(…) { … } or export const ${name} = (…) => …, calling what it holds`);
+}
+
+function hasJsDoc(declaration: Compiler.VariableDeclaration): boolean {
+  const statement = declaration.parent.parent;
+  return ts.isVariableStatement(statement) && ts.getJSDocCommentsAndTags(statement).length > 0;
 }
 
 /** The JSDoc-carrying node of a tool: a `const` declaration's comment sits on its statement. */

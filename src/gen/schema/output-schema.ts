@@ -3,7 +3,8 @@
  * object literal type, an interface, a record, …), the schema of that object, made and finished exactly
  * as the parameters are (self-contained, strict-Ajv form, keys in a fixed order). Any other return type
  * (a string, an array, a union, `void`, `unknown`) has no output schema: MCP requires one to describe an
- * object, and the tool's result is then sent as text only. Nor has sigloop's `ToolImage` or `ToolAudio`
+ * object, and the tool's result is then sent as text only. Nor has a class with private, protected or
+ * `#private` members or accessors, whose instances' JSON is not what its type shows. Nor has sigloop's `ToolImage` or `ToolAudio`
  * (tool-media.ts), which is sent as MCP image or audio content.
  */
 import { ts } from "../program/compiler.js";
@@ -24,8 +25,15 @@ export function outputSchemaOf(tool: DiscoveredTool, engine: SchemaEngine, check
   const skipped = (why: string): { diagnostics: Diagnostic[] } => ({
     diagnostics: [diagnosticAt(tool.declaration, "warning", `tool "${tool.name}" gets no output schema: ${why}; MCP clients receive its result as text only`)],
   });
-  const unsupported = inspectJsonType(type, checker, "result").find((finding) => finding.kind === "unsupported");
+  const findings = inspectJsonType(type, checker, "result");
+  const unsupported = findings.find((finding) => finding.kind === "unsupported");
   if (unsupported !== undefined) return skipped(`its return type has "${unsupported.typeText}" at ${unsupported.path}, which JSON cannot carry`);
+  // A returned class is an instance, whose JSON holds its private fields and none of its getters.
+  const classJson = findings.find((finding) => finding.kind === "classJson");
+  if (classJson !== undefined) {
+    const what = classJson.member === "accessor" ? "a getter or setter" : "private, protected or #private";
+    return skipped(`its return type has class "${classJson.typeText}", whose ${classJson.path} is ${what}, and an instance's JSON holds every own field (private ones too) but no accessor or #private field; return an interface or object type instead`);
+  }
   let made;
   try {
     made = engine.schemasFor(new Map([["result", type]]));

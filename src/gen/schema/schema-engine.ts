@@ -2,6 +2,7 @@ import { ts } from "../program/compiler.js";
 import type { Definition, JsonSchemaGenerator } from "typescript-json-schema";
 import type { LibraryDocs } from "../program/library-docs.js";
 import { loadTypescriptJsonSchema } from "../program/shared-compiler.js";
+import { visibleMembers } from "../reflect/json-compat.js";
 
 const tsjs = loadTypescriptJsonSchema();
 
@@ -113,7 +114,7 @@ export class SchemaEngine {
     };
     type Checker = ConstructorParameters<typeof JsonSchemaGenerator>[4];
     type Table = ConstructorParameters<typeof JsonSchemaGenerator>[1];
-    const generator = new tsjs.JsonSchemaGenerator([], this.table as unknown as Table, {}, {}, this.checker as unknown as Checker, args);
+    const generator = new tsjs.JsonSchemaGenerator([], this.table as unknown as Table, {}, {}, withVisibleMembersOnly(this.checker) as unknown as Checker, args);
     const internals = generator as unknown as GeneratorInternals;
     const parseComments = internals.parseCommentsIntoDefinition.bind(generator);
     internals.parseCommentsIntoDefinition = (symbol, definition, otherAnnotations) => {
@@ -130,6 +131,17 @@ export class SchemaEngine {
     };
     return generator;
   }
+}
+
+/**
+ * The checker as typescript-json-schema should see it: a class's `private`, `protected` and `#private`
+ * members left out, as a caller can pass none of them (its `excludePrivate` knows only `private`). The
+ * generator lists an object's members only through `getPropertiesOfType`.
+ */
+function withVisibleMembersOnly(checker: ts.TypeChecker): ts.TypeChecker {
+  return Object.create(checker, {
+    getPropertiesOfType: { value: (type: ts.Type) => visibleMembers(checker.getPropertiesOfType(type)) },
+  }) as ts.TypeChecker;
 }
 
 /**
