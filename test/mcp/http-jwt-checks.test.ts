@@ -8,10 +8,11 @@ import { spawn } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey as JoseKey } from "jose";
 import { httpFixtureSchemas, INITIALIZE, post, startHttpServer, type HttpServerRun } from "./http-support.js";
 import { projectRoot, until } from "./support.js";
+import { RETRY_MS } from "../../src/mcp/http/jwt-verifier.js";
 
 const issuer = "https://auth.example";
 const audience = "https://mcp.team.example/mcp";
@@ -69,6 +70,8 @@ describe("a JWKS that answers but cannot be used", () => {
     mode = "good";
     await run.stop();
   });
+  // A failed fetch leaves the JWKS alone for RETRY_MS: each case waits it out, so its first JWT asks the JWKS anew.
+  beforeEach(() => new Promise((resolve) => setTimeout(resolve, RETRY_MS + 100)));
 
   const line = (reason: string): string => `mcp: cannot use the JWKS at ${jwksBase}/jwks.json (${reason}); JWTs are refused until it answers with keys (--jwks-url)`;
 

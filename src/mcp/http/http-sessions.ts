@@ -1,7 +1,8 @@
 /**
  * The open sessions of the HTTP server, bounded: at most `max` at once, counting sessions still being
  * initialized, and none evicted to make room (a new one is refused instead). A session is idle when it
- * has no request, stream or call in flight; `idle` lists those idle for at least `idleMs`.
+ * has no request, stream or call in flight; `idle` lists those idle for at least `idleMs`. Each session
+ * belongs to the credential that opened it (`owner`): another one is not let into it.
  */
 import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { RequestRecord } from "./request-log.js";
@@ -9,6 +10,8 @@ import type { IdsInFlight } from "../ids-in-flight.js";
 
 export interface HttpSession {
   transport: StreamableHTTPServerTransport;
+  /** Who opened it, as `Authenticate` named them (`anonymous` on a server without tokens). */
+  owner: string;
   /** Requests, open streams and calls in flight. */
   busy: number;
   /** When `busy` last changed. */

@@ -5,8 +5,12 @@
  * the audience. Any failure is one answer: not authorized. A JWKS that cannot be used (down, not 200, not
  * JSON, no key set, no keys) is also said on stderr, since no JWT can pass until it can: without the
  * token, with the URL as `urlWithoutCredentials` prints it (no user-info, no query), each distinct problem
- * once, then again at most once a minute while it lasts (a JWT accepted starts afresh). A token whose key
- * id the JWKS (with keys) does not hold is the client's problem, and is only refused.
+ * once, then again at most once a minute while it lasts (a JWT accepted starts afresh). After a fetch
+ * fails the JWKS is not asked again for `RETRY_MS`: JWTs in between are refused with the same problem, so
+ * a client sending JWT-shaped junk cannot make the server send one request to the JWKS per request of its
+ * own. A token whose key id the JWKS (with keys) does not hold is the client's problem, and is only
+ * refused. A JWT that verifies is answered with who it is for: `sub` (kept across token refreshes), or,
+ * without one, the token itself.
  */
 import { STATUS_CODES } from "node:http";
 import { createRemoteJWKSet, customFetch, errors, jwtVerify } from "jose";
@@ -22,22 +26,27 @@ export interface JwtSettings {
 const REPEAT_MS = 60_000;
 /** jose's default time limit for fetching the JWKS. */
 const JWKS_TIMEOUT_MS = 5_000;
+/** After a failed fetch, how long the JWKS is left alone. */
+export const RETRY_MS = 1_000;
 
 /** What is wrong with the JWKS's answer, found before jose reads it. */
 class JwksProblem extends Error {}
 
-export function jwtVerifier(settings: JwtSettings, log: (line: string) => void, now: () => number = Date.now): (token: string) => Promise<boolean> {
+/** Who a verified JWT is for; undefined when it is refused. */
+export type JwtVerifier = (token: string) => Promise<string | undefined>;
+
+export function jwtVerifier(settings: JwtSettings, log: (line: string) => void, now: () => number = Date.now): JwtVerifier {
   const url = new URL(settings.jwksUrl);
   const shown = urlWithoutCredentials(url);
-  const keys = createRemoteJWKSet(url, { timeoutDuration: JWKS_TIMEOUT_MS, [customFetch]: checkedFetch });
+  const keys = createRemoteJWKSet(url, { timeoutDuration: JWKS_TIMEOUT_MS, [customFetch]: retryingAfter(RETRY_MS, now) });
   const logged = new Map<string, number>();
   return async (token) => {
     // Three dot-separated parts, or it is no JWT (a static token that did not match): no JWKS fetch.
-    if (!/^[\w-]+\.[\w-]+\.[\w-]+$/.test(token)) return false;
+    if (!/^[\w-]+\.[\w-]+\.[\w-]+$/.test(token)) return undefined;
     try {
-      await jwtVerify(token, keys, { issuer: settings.issuer, audience: settings.audience, requiredClaims: ["exp"] });
+      const { payload } = await jwtVerify(token, keys, { issuer: settings.issuer, audience: settings.audience, requiredClaims: ["exp"] });
       logged.clear();
-      return true;
+      return typeof payload.sub === "string" ? `sub:${payload.sub}` : `token:${token}`;
     } catch (error) {
       const problem = jwksProblem(error)?.split(url.href).join(shown);
       if (problem !== undefined) {
@@ -47,7 +56,23 @@ export function jwtVerifier(settings: JwtSettings, log: (line: string) => void, 
           log(`mcp: cannot use the JWKS at ${shown} (${problem}); JWTs are refused until it answers with keys (--jwks-url)`);
         }
       }
-      return false;
+      return undefined;
+    }
+  };
+}
+
+/** `checkedFetch`, not called again within `retryMs` of a failure: the failure is given again instead. */
+function retryingAfter(retryMs: number, now: () => number): (input: string, init: RequestInit) => Promise<Response> {
+  let failed: { at: number; error: unknown } | undefined;
+  return async (input, init) => {
+    if (failed !== undefined && now() - failed.at < retryMs) throw failed.error;
+    try {
+      const response = await checkedFetch(input, init);
+      failed = undefined;
+      return response;
+    } catch (error) {
+      failed = { at: now(), error };
+      throw error;
     }
   };
 }

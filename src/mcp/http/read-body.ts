@@ -2,7 +2,8 @@
  * Reads a request body up to `maxBytes`, counting bytes as they arrive (a chunked body has no length to
  * trust). A declared `Content-Length` over the limit is refused before anything is read. A body found too
  * large is not read further; `drainAfterRefusal` then lets the client finish sending (discarding it)
- * so the 413 reaches it before the connection closes, for at most `drainMs`.
+ * so the 413 reaches it before the connection closes, for at most `drainMs`. `dropUnreadBody` bounds the
+ * same way any response that ended before its request's body was read.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 
@@ -37,5 +38,14 @@ export function drainAfterRefusal(req: IncomingMessage, res: ServerResponse, dra
   req.on("error", () => undefined);
   req.once("end", () => clearTimeout(timer));
   res.once("close", () => clearTimeout(timer));
+  req.resume();
+}
+
+/** The response has ended, the request's body has not: the rest is dropped as it arrives, for at most `ms`, then the connection closes. */
+export function dropUnreadBody(req: IncomingMessage, ms: number): void {
+  const timer = setTimeout(() => req.socket.destroy(), ms).unref();
+  req.on("error", () => undefined);
+  req.once("end", () => clearTimeout(timer));
+  req.socket.once("close", () => clearTimeout(timer));
   req.resume();
 }

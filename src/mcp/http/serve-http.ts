@@ -7,10 +7,14 @@
  * unknown paths (404), authentication (401), the method (405), `Accept` (406), `Content-Type` (415),
  * the body limit (413), bad bodies (400), unknown sessions (404, with the request's id), the session
  * limit and a full call queue (503 with `Retry-After`), a request id still in flight in its session (409,
- * -32600; ids-in-flight.ts). A request target in absolute form (`POST http://HOST:PORT/mcp`, as proxies
- * send) is served as its path, its authority judged as `Host` is (rebinding-guard.ts). Ids are answered
- * as the client wrote them (id-literals.ts). Every request leaves one log line when its response ends (its
- * outcome `error` for any status from 400; its status `aborted` when the client left before any answer).
+ * -32600; ids-in-flight.ts). A session is answered only to the credential that opened it: to any other
+ * its id is unknown (404), so a leaked id lets no one else call, stream or end it. A request refused
+ * before its body was read has the rest of that body discarded for at most `DRAIN_MS`, then the
+ * connection is closed: a refused client cannot hold a connection by trickling a body. A request
+ * target in absolute form (`POST http://HOST:PORT/mcp`, as proxies send) is served as its path, its
+ * authority judged as `Host` is (rebinding-guard.ts). Ids are answered as the client wrote them
+ * (id-literals.ts). Every request leaves one log line when its response ends (its outcome `error` for
+ * any status from 400; its status `aborted` when the client left before any answer).
  */
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server as NodeHttpServer, type ServerResponse } from "node:http";
@@ -27,7 +31,7 @@ import { HttpSessions, touch, type HttpSession } from "./http-sessions.js";
 import type { Authenticate } from "./authenticate.js";
 import { parseBodyMessage } from "./json-rpc-body.js";
 import { hostWithPort, type ListenAddress } from "./listen-address.js";
-import { drainAfterRefusal, readBody } from "./read-body.js";
+import { drainAfterRefusal, dropUnreadBody, readBody } from "./read-body.js";
 import { rebindingGuard } from "./rebinding-guard.js";
 import { describeMessage, requestLogLine, responseOutcome, type RequestRecord } from "./request-log.js";
 
@@ -58,6 +62,10 @@ export interface HttpService {
 const MCP_PATH = "/mcp";
 const METADATA_PATH = "/.well-known/oauth-protected-resource";
 const BUSY = { "retry-after": "1" };
+/** Who asks when the server has no tokens: everyone is the same client. */
+const ANONYMOUS = "anonymous";
+/** How long the unread body of a refused request may go on arriving. */
+const DRAIN_MS = 5000;
 
 export async function serveHttp(options: ServeHttpOptions): Promise<{ ok: true; service: HttpService } | { ok: false; error: string }> {
   const { handle, log, logRequest } = options;
@@ -78,6 +86,10 @@ export async function serveHttp(options: ServeHttpOptions): Promise<{ ok: true; 
   async function handleRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = performance.now();
     const record: RequestRecord = { httpMethod: req.method ?? "" };
+    // Node would read and drop the unread rest for as long as the client sends it (up to its 5-minute requestTimeout).
+    res.once("finish", () => {
+      if (!req.complete) dropUnreadBody(req, DRAIN_MS);
+    });
     res.once("close", () => {
       const ms = performance.now() - started;
       // Nothing was answered (the client went away first, as in the middle of its body): no status to log.
@@ -106,21 +118,22 @@ export async function serveHttp(options: ServeHttpOptions): Promise<{ ok: true; 
       return answerJson(res, 200, { resource: resourceUrl(req), authorization_servers: [options.oauth.issuer], bearer_methods_supported: ["header"], resource_name: "sigloop" });
     }
     if (pathname !== MCP_PATH) return answerError(res, 404, -32000, `Not Found: MCP is served on ${MCP_PATH}.`);
-    if (options.authenticate !== undefined && !(await options.authenticate(req.headers.authorization))) {
+    const principal = options.authenticate !== undefined ? await options.authenticate(req.headers.authorization) : ANONYMOUS;
+    if (principal === undefined) {
       const metadata = options.oauth !== undefined ? `, resource_metadata="${baseUrl(req)}${METADATA_PATH}"` : "";
       return answerError(res, 401, -32000, "Unauthorized: send Authorization: Bearer <token> with a token this server accepts.", { "www-authenticate": `Bearer realm="sigloop"${metadata}` });
     }
-    if (req.method === "POST") return post(req, res, record);
+    if (req.method === "POST") return post(req, res, record, principal);
     if (req.method === "GET" || req.method === "DELETE") {
       if (options.stateless) return answerError(res, 405, -32000, `Method Not Allowed: a stateless server has no ${req.method === "GET" ? "stream to open" : "session to end"}; POST each message.`, { allow: "POST" });
-      const session = findSession(req, res);
+      const session = findSession(req, res, principal);
       if (session === undefined) return;
       return inSession(session, req, res, record);
     }
     answerError(res, 405, -32000, `Method Not Allowed: ${MCP_PATH} takes ${options.stateless ? "POST" : "POST, GET and DELETE"}.`, { allow: options.stateless ? "POST" : "GET, POST, DELETE" });
   }
 
-  async function post(req: IncomingMessage, res: ServerResponse, record: RequestRecord): Promise<void> {
+  async function post(req: IncomingMessage, res: ServerResponse, record: RequestRecord, principal: string): Promise<void> {
     const accept = req.headers.accept ?? "";
     if (!accept.includes("application/json") || !accept.includes("text/event-stream")) {
       return answerError(res, 406, -32000, "Not Acceptable: the Accept header must list both application/json and text/event-stream.");
@@ -146,29 +159,30 @@ export async function serveHttp(options: ServeHttpOptions): Promise<{ ok: true; 
     answering.add(res);
     res.once("close", () => answering.delete(res));
     if (isIdLiteral(id)) writeIdLiteralsTo(res);
-    if (options.stateless) return statelessRequest(req, res, record, message);
+    if (options.stateless) return statelessRequest(req, res, record, message, principal);
     if (req.headers["mcp-session-id"] !== undefined) {
-      const session = findSession(req, res, id ?? null);
+      const session = findSession(req, res, principal, id ?? null);
       if (session === undefined) return;
       return inSession(session, req, res, record, message);
     }
     if (!isInitializeRequest(message)) return answerError(res, 400, -32000, "Bad Request: send initialize first, then the Mcp-Session-Id header it answers with on every request.", {}, id ?? null);
-    return newSession(req, res, record, message);
+    return newSession(req, res, record, message, principal);
   }
 
-  /** `requestId`: the id of the request the POST carries, for the error answer. */
-  function findSession(req: IncomingMessage, res: ServerResponse, requestId: WireId | null = null): HttpSession | undefined {
+  /** `requestId`: the id of the request the POST carries, for the error answer. Another's session is answered as unknown. */
+  function findSession(req: IncomingMessage, res: ServerResponse, principal: string, requestId: WireId | null = null): HttpSession | undefined {
     const id = req.headers["mcp-session-id"];
     if (typeof id !== "string" || id === "") {
       answerError(res, 400, -32000, "Bad Request: the Mcp-Session-Id header is required; send initialize first to get one.", {}, requestId);
       return undefined;
     }
-    const session = sessions.get(id);
+    const found = sessions.get(id);
+    const session = found?.owner === principal ? found : undefined;
     if (session === undefined) answerError(res, 404, -32001, "Session not found: it ended or never existed; send initialize again for a new session.", {}, requestId);
     return session;
   }
 
-  async function newSession(req: IncomingMessage, res: ServerResponse, record: RequestRecord, message: JSONRPCMessage): Promise<void> {
+  async function newSession(req: IncomingMessage, res: ServerResponse, record: RequestRecord, message: JSONRPCMessage, owner: string): Promise<void> {
     const release = sessions.reserve();
     if (release === undefined) {
       return answerError(res, 503, -32000, `Service Unavailable: ${options.maxSessions} sessions are open (--max-sessions); try again once one ends.`, BUSY, "id" in message ? message.id : null);
@@ -182,6 +196,7 @@ export async function serveHttp(options: ServeHttpOptions): Promise<{ ok: true; 
           sessions.add(id, session);
         },
       }),
+      owner,
       busy: 0,
       lastActive: Date.now(),
       awaiting: new Map(),
@@ -219,9 +234,9 @@ export async function serveHttp(options: ServeHttpOptions): Promise<{ ok: true; 
     await session.transport.handleRequest(req, res, message);
   }
 
-  async function statelessRequest(req: IncomingMessage, res: ServerResponse, record: RequestRecord, message: JSONRPCMessage): Promise<void> {
+  async function statelessRequest(req: IncomingMessage, res: ServerResponse, record: RequestRecord, message: JSONRPCMessage, owner: string): Promise<void> {
     // One message per POST: no other request shares its ids, so none is refused as in use.
-    const session: HttpSession = { transport: new StreamableHTTPServerTransport({ sessionIdGenerator: undefined }), busy: 0, lastActive: Date.now(), awaiting: new Map(), ids: new IdsInFlight() };
+    const session: HttpSession = { transport: new StreamableHTTPServerTransport({ sessionIdGenerator: undefined }), owner, busy: 0, lastActive: Date.now(), awaiting: new Map(), ids: new IdsInFlight() };
     observeOutcomes(session);
     const server = handle.newServer({ listChanged: false, stateless: true });
     await server.connect(session.transport);
