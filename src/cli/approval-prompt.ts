@@ -1,7 +1,8 @@
 /**
  * What the terminal shows before a call that needs approval: the tool, its arguments and, for the file
- * tools, the change as a unified diff, shortened past 200 lines with a note; coloured when colours are
- * wanted, with every control character from the model or a file shown escaped. And how a typed answer is
+ * tools, the change as a unified diff, shortened past 200 lines with a note and each line past 500
+ * characters with another (one huge line would scroll the rest of the screen away); coloured when colours
+ * are wanted, with every control character from the model or a file shown escaped. And how a typed answer is
  * read: `y` runs it, `n` (optionally followed by a reason for the model) refuses it, `a` runs it and
  * every later call of that tool, an empty line refuses, anything else asks again.
  */
@@ -10,6 +11,8 @@ import { escapeControls } from "./terminal-safe.js";
 
 /** Diff lines shown before the rest is left out. */
 export const SHOWN_DIFF_LINES = 200;
+/** Characters (UTF-16 units) of one diff line shown before the rest of it is left out. */
+export const SHOWN_LINE_CHARS = 500;
 const ARGUMENTS_CHARS = 600;
 
 export type Answer = { kind: "yes" } | { kind: "always" } | { kind: "no"; reason?: string } | { kind: "again" };
@@ -45,7 +48,7 @@ function diffLines(preview: string, colors: boolean): string[] {
   let from = 0;
   while (shown.length < SHOWN_DIFF_LINES) {
     const at = preview.indexOf("\n", from);
-    shown.push(colorLine(escapeControls(preview.slice(from, at === -1 ? undefined : at)), colors));
+    shown.push(colorLine(shownLine(preview.slice(from, at === -1 ? undefined : at)), shown.length, colors));
     if (at === -1) return shown;
     from = at + 1;
   }
@@ -55,8 +58,17 @@ function diffLines(preview: string, colors: boolean): string[] {
   return shown;
 }
 
-function colorLine(line: string, colors: boolean): string {
+/** One line of the diff, escaped, cut at `SHOWN_LINE_CHARS` (never inside a character) with a note. */
+function shownLine(line: string): string {
+  if (line.length <= SHOWN_LINE_CHARS) return escapeControls(line);
+  const end = /[\ud800-\udbff]/.test(line.charAt(SHOWN_LINE_CHARS - 1)) ? SHOWN_LINE_CHARS - 1 : SHOWN_LINE_CHARS;
+  return `${escapeControls(line.slice(0, end))}… (${line.length - end} more characters on this line)`;
+}
+
+/** `index`: the line's place in the preview; only its first two lines are the headers (a content line can look like one). */
+function colorLine(line: string, index: number, colors: boolean): string {
   if (!colors) return line;
-  const code = line.startsWith("+++") || line.startsWith("---") ? 1 : line.startsWith("+") ? 32 : line.startsWith("-") ? 31 : line.startsWith("@@") ? 36 : 0;
+  const header = index < 2 && (line.startsWith("+++") || line.startsWith("---"));
+  const code = header ? 1 : line.startsWith("+") ? 32 : line.startsWith("-") ? 31 : line.startsWith("@@") ? 36 : 0;
   return code === 0 ? line : `\u001b[${code}m${line}\u001b[0m`;
 }

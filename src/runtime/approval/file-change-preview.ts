@@ -2,9 +2,10 @@
  * The approval preview of the built-in file tools: the change a `write_file` or `edit_file` call would
  * make, as a unified diff against the file as it is now. Planning the call confines its path and applies
  * the tool's rules first, so a call the tool would refuse (a path outside the workspace, no match, a
- * binary file) is answered with that refusal and never asked about: nothing would change.
+ * binary file) is answered with that refusal and never asked about: nothing would change. The change
+ * previewed is remembered, so the call writes only if it would still make that change.
  */
-import { planEdit, planWrite, type Plan } from "../workspace/file-change.js";
+import { planEdit, planWrite, rememberShown, type Plan } from "../workspace/file-change.js";
 
 export type Preview = { refusal: string } | { preview: string };
 
@@ -13,12 +14,13 @@ export async function previewFileChange(tool: string, args: Record<string, unkno
   const plan = await planFor(tool, args, workspace);
   if (plan === undefined) return undefined;
   if ("refusal" in plan) return plan;
+  rememberShown(plan);
   // The diff library loads with the first preview, not with every run that never changes a file.
-  const { unifiedDiff } = await import("./unified-diff.js");
+  const { previewName, unifiedDiff } = await import("./unified-diff.js");
   const { before } = plan;
   if (before !== undefined && !("text" in before)) {
     const why = "tooLarge" in before ? `it is ${before.tooLarge} bytes` : `it looks like a binary file: ${before.binary}`;
-    return { preview: `${unifiedDiff(plan.relative, undefined, plan.after)}\n(replaces the current ${plan.relative}, not shown: ${why})` };
+    return { preview: `${unifiedDiff(plan.relative, undefined, plan.after)}\n(replaces the current ${previewName(plan.relative)}, not shown: ${why})` };
   }
   return { preview: unifiedDiff(plan.relative, before?.text, plan.after) };
 }

@@ -10,7 +10,8 @@
  * to show line by line)`, or `lines A–B replaced: …` when the file's start or end is kept. Everything
  * but that summary is a patch that turns the old text into the new one. The limits count lines and
  * edits, never time, so a change is always shown the same way; a 1 MB file's preview stays well under
- * 100 ms.
+ * 100 ms. A name that holds a line break, another control character, a quote or a backslash is written as
+ * a quoted string (`--- "a/x\ny"`, as git quotes it), so a name cannot add lines to the diff.
  */
 import { structuredPatch, type StructuredPatchHunk } from "diff";
 
@@ -22,7 +23,7 @@ const MAX_DIFFED_LINES = 10_000;
 
 /** The diff from `before` (`undefined`: the file does not exist yet) to `after`. */
 export function unifiedDiff(path: string, before: string | undefined, after: string): string {
-  const header = [`--- a/${path}`, `+++ b/${path}`];
+  const header = [`--- ${headerPath("a", path)}`, `+++ ${headerPath("b", path)}`];
   const old = splitLines(before ?? "");
   const now = splitLines(after);
   let start = 0;
@@ -41,6 +42,20 @@ export function unifiedDiff(path: string, before: string | undefined, after: str
     : structuredPatch("a", "b", oldLines.join(""), newLines.join(""), undefined, undefined, { context: CONTEXT, maxEditLength: MAX_EDIT_LENGTH });
   if (patch === undefined) return [...header, replacementSummary(stretch)].join("\n");
   return [...header, ...patch.hunks.flatMap((hunk) => hunkLines(hunk, stretch.skipStart))].join("\n");
+}
+
+/** Characters that could end a line of the preview or be misread in a name (git quotes names for them). */
+const MISREADABLE_NAME = /[\u0000-\u001f\u007f-\u009f\u2028\u2029"\\]/u;
+
+/** A workspace path as the preview names it: as it is, or as a JSON string when it could be misread. */
+export function previewName(path: string): string {
+  return MISREADABLE_NAME.test(path) ? JSON.stringify(path) : path;
+}
+
+/** `a/PATH`, quoted whole when the name could be misread, as git writes `--- "a/x\ny"`. */
+function headerPath(side: "a" | "b", path: string): string {
+  const named = `${side}/${path}`;
+  return MISREADABLE_NAME.test(path) ? JSON.stringify(named) : named;
 }
 
 /** The changed lines are `old[start, old.length - end)` and `now[start, now.length - end)`; the skips leave the context out. */

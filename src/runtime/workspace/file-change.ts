@@ -3,19 +3,26 @@
  * anything is asked or changed), reads the current file as read_file does (never opening a device, FIFO
  * or socket), applies the tool's rules and says either why the call is refused or what the file will
  * hold. The approval preview diffs a plan; the tool makes the plan again under the file's lock and writes
- * it with `replaceFile`, so what is written is computed from the file as it is at that moment.
+ * it with `replaceFile`, so what is written is computed from the file as it is at that moment. A change
+ * shown for approval is remembered (`rememberShown`), and that call writes only if its change is still
+ * the one shown: a file changed, created or retargeted by a link meanwhile is refused, never written with
+ * a change nobody saw.
  */
+import { createHash } from "node:crypto";
 import { fileKind } from "./file-kind.js";
 import { openConfined } from "./open-confined.js";
 import { withPathLock } from "./path-lock.js";
 import { replaceFile, targetRealPath } from "./replace-file.js";
 import {
-  countLines, LIMIT_TEXT, lineNumbers, listLines, matchIndexes, MAX_TEXT_BYTES, replaceAt, unwritableTextProblem,
+  countLines, LIMIT_TEXT, lineNumbers, listLines, LISTED_LINES, matchIndexes, MAX_TEXT_BYTES, replaceAt, unwritableTextProblem,
 } from "./text-edit.js";
 import { confineForWriting, quotePath, WorkspaceError, type ConfinedPath, type WriteTarget } from "./workspace.js";
 
 /** A planned change: the target, its text now (`undefined` for a new file), what it will hold, and the result to report. */
 export interface FileChange {
+  tool: "write_file" | "edit_file";
+  /** The call this plan is for (tool, workspace and arguments), hashed: the same for the preview and the run. */
+  call: string;
   target: WriteTarget;
   /** The target relative to the workspace root (a link followed: its target). */
   relative: string;
@@ -46,6 +53,8 @@ export async function planWrite(workspace: string, requested: string, content: s
   const lines = countLines(content);
   const verb = current === undefined ? "created" : "replaced";
   return {
+    tool: "write_file",
+    call: callKey("write_file", workspace, requested, content),
     target,
     relative: relativeOf(target),
     before: current === undefined ? undefined : await readCurrentText(current, requested),
@@ -75,10 +84,10 @@ export async function planEdit(workspace: string, requested: string, oldText: st
   const text = before.text;
   const found = matchIndexes(text, oldText);
   if (found.length === 0) return { refusal: notFoundMessage(shown, text, oldText) };
-  const lines = lineNumbers(text, found);
+  const lines = lineNumbers(text, found.subarray(0, LISTED_LINES));
   if (found.length > 1 && !replaceAll) {
     return {
-      refusal: `old_text occurs ${found.length} times in ${shown}, starting on lines ${listLines(lines)}, so nothing was changed. Send a longer old_text that occurs once, or set replace_all to true to replace all ${found.length}.`,
+      refusal: `old_text occurs ${found.length} times in ${shown}, starting on lines ${listLines(lines, found.length)}, so nothing was changed. Send a longer old_text that occurs once, or set replace_all to true to replace all ${found.length}.`,
     };
   }
   // Counted before the text is built: a refused edit costs no copy of the file.
@@ -87,8 +96,10 @@ export async function planEdit(workspace: string, requested: string, oldText: st
     return { refusal: `The edited file would be ${afterBytes} bytes, above edit_file's limit of ${LIMIT_TEXT}, so nothing was changed.` };
   }
   const after = replaceAt(text, found, oldText.length, newText);
-  const where = found.length === 1 ? `on line ${lines[0]}` : `starting on lines ${listLines(lines)}`;
+  const where = found.length === 1 ? `on line ${lines[0]}` : `starting on lines ${listLines(lines, found.length)}`;
   return {
+    tool: "edit_file",
+    call: callKey("edit_file", workspace, requested, oldText, newText, String(replaceAll)),
     target,
     relative: relativeOf(target),
     before,
@@ -107,9 +118,47 @@ export async function applyChange(requested: string, plan: () => Promise<Plan>, 
   return await withPathLock(targetRealPath(first.target), async () => {
     const fresh = await plan();
     if ("refusal" in fresh) return fresh.refusal;
+    const shown = shownChanges.get(fresh.call);
+    shownChanges.delete(fresh.call);
+    if (shown !== undefined && shown !== fingerprint(fresh)) {
+      return `${quotePath(requested)} changed after its change was shown for approval, so nothing was written: the change approved is not the one it would make now. Call ${fresh.tool} again to see the change against the file as it is now.`;
+    }
     await replaceFile(fresh.target, requested, Buffer.from(fresh.after, "utf8"), signal);
     return fresh.done;
   });
+}
+
+/**
+ * The change last shown for approval of each call, as a fingerprint. An entry lives from a preview to its
+ * call's run; previews never approved are dropped oldest first past a bound.
+ */
+const shownChanges = new Map<string, string>();
+const MAX_SHOWN_CHANGES = 256;
+
+/** Remembers `change` as the one shown for approval of its call: the call's write must be this very change. */
+export function rememberShown(change: FileChange): void {
+  shownChanges.delete(change.call);
+  shownChanges.set(change.call, fingerprint(change));
+  for (const oldest of shownChanges.keys()) {
+    if (shownChanges.size <= MAX_SHOWN_CHANGES) break;
+    shownChanges.delete(oldest);
+  }
+}
+
+function callKey(...parts: string[]): string {
+  const hash = createHash("sha256");
+  // Each part prefixed with its length, so no two argument lists hash the same text.
+  for (const part of parts) hash.update(`${part.length}:`).update(part);
+  return hash.digest("hex");
+}
+
+/** What a change would do: its real target, the file it replaces and the new text. */
+function fingerprint(change: FileChange): string {
+  const { before } = change;
+  const stats = change.target.existing.stats;
+  // A file not shown (binary, too large) is known by its identity and last change instead of its text.
+  const current = before === undefined ? "new" : "text" in before ? `text:${before.text}` : `file:${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}`;
+  return callKey(change.relative, current, change.after);
 }
 
 /** An existing file's text, read through `openConfined`; at most the limit and one byte more is read. */

@@ -1,0 +1,139 @@
+/**
+ * Attacks on the file tools' workspace boundary with real files on disk: spellings of paths that other
+ * systems treat specially, names a terminal or a listing could misread, a directory swapped between the
+ * approval's plan and the write, huge files and edits with millions of matches, and error messages that
+ * must not leak.
+ */
+import { existsSync, linkSync, readFileSync, renameSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { pathToFileURL } from "node:url";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { read_file } from "../../../tools/read_file.js";
+import { write_file } from "../../../tools/write_file.js";
+import { edit_file } from "../../../tools/edit_file.js";
+import { list_files } from "../../../tools/list_files.js";
+import { planWrite, type FileChange } from "../../../src/runtime/workspace/file-change.js";
+import { replaceFile } from "../../../src/runtime/workspace/replace-file.js";
+import { WorkspaceError } from "../../../src/runtime/workspace/workspace.js";
+import { makeSandbox, rejected, SECRET, type Sandbox } from "../../tools/fixture.js";
+
+let box: Sandbox;
+
+beforeAll(() => {
+  box = makeSandbox();
+  box.write("hello.txt", "hello\n");
+  box.write("sub/a.txt", "a\n");
+});
+
+afterAll(() => box.remove());
+
+async function planned(requested: string, content: string): Promise<FileChange> {
+  const plan = await planWrite(box.ws, requested, content);
+  if ("refusal" in plan) throw new Error(plan.refusal);
+  return plan;
+}
+
+describe("spellings other systems treat specially", () => {
+  it.each([
+    ["..\\..\\outside\\secret.txt"],
+    ["~/secret.txt"],
+    ["~"],
+  ])("%j is a plain name inside the workspace, not a way out", async (requested) => {
+    const message = await rejected(box.call(() => read_file(requested)), "path");
+    expect(message).toBe(`ENOENT: no such file or directory: ${JSON.stringify(requested)} (in the workspace ${box.ws}). Use list_files to see what is there.`);
+  });
+
+  it("a name of 300 characters fails with the path cut in the message and no stack", async () => {
+    const requested = "x".repeat(300);
+    const error = await box.call(() => read_file(requested)).then(() => undefined, (caught: unknown) => caught);
+    expect(error).toBeInstanceOf(WorkspaceError);
+    expect((error as WorkspaceError).message).toBe(`ENAMETOOLONG: cannot access "${"x".repeat(200)}…" (in the workspace ${box.ws}).`);
+  });
+});
+
+describe("a write after its plan", () => {
+  it("refuses, writing nothing outside, when a directory on the way was swapped for a link out after the plan", async () => {
+    box.write("swap/keep.txt", "keep\n");
+    const plan = await planned("swap/new.txt", "pwned\n");
+    renameSync(path.join(box.ws, "swap"), path.join(box.ws, "swap-moved"));
+    symlinkSync(box.outside, path.join(box.ws, "swap"));
+    const error = await replaceFile(plan.target, "swap/new.txt", Buffer.from(plan.after), new AbortController().signal).catch((caught: unknown) => caught);
+    expect((error as WorkspaceError).code).toBe("changed");
+    expect(existsSync(path.join(box.outside, "new.txt"))).toBe(false);
+  });
+
+  it("refuses when a directory it was to create appeared as a link out after the plan", async () => {
+    const plan = await planned("made/deeper/new.txt", "pwned\n");
+    symlinkSync(box.outside, path.join(box.ws, "made"));
+    const error = await replaceFile(plan.target, "made/deeper/new.txt", Buffer.from(plan.after), new AbortController().signal).catch((caught: unknown) => caught);
+    expect((error as WorkspaceError).code).toBe("changed");
+    expect(existsSync(path.join(box.outside, "deeper"))).toBe(false);
+  });
+
+  it("refuses when the file it was to replace was swapped for a hard link to an outside file after the plan", async () => {
+    box.write("victim.txt", "mine\n");
+    const plan = await planned("victim.txt", "pwned\n");
+    rmSync(path.join(box.ws, "victim.txt"));
+    linkSync(path.join(box.outside, "secret.txt"), path.join(box.ws, "victim.txt"));
+    const error = await replaceFile(plan.target, "victim.txt", Buffer.from(plan.after), new AbortController().signal).catch((caught: unknown) => caught);
+    expect((error as WorkspaceError).code).toBe("changed");
+    expect(readFileSync(path.join(box.outside, "secret.txt"), "utf8")).toBe(`${SECRET}\n`);
+  });
+});
+
+describe("huge files", () => {
+  it("a sparse file above the limit is refused by edit_file without being read", async () => {
+    const file = box.write("huge.txt", "");
+    truncateSync(file, 2 * 1024 * 1024 * 1024);
+    await expect(box.call(() => edit_file("huge.txt", "a", "b"))).resolves.toBe(
+      '"huge.txt" is 2147483648 bytes, above edit_file\'s limit of 10 MB (10485760 bytes), so it cannot be edited.',
+    );
+  });
+});
+
+describe("names with control characters", () => {
+  it("a file whose name holds a newline and an escape sequence is written, listed as one JSON line and read back", async () => {
+    const name = "evil\n\u001b[2Kname.txt";
+    await expect(box.call(() => write_file(`names/${name}`, "x\n"))).resolves.toBe(`created ${JSON.stringify(`names/${name}`)}: 2 bytes, 1 line.`);
+    const listing = await box.call(() => list_files("names"));
+    expect(listing).toBe(JSON.stringify(`names/${name}`));
+    await expect(box.call(() => read_file(JSON.parse(listing) as string))).resolves.toBe("x\n");
+  });
+});
+
+const projectRoot = path.resolve(import.meta.dirname, "../../..");
+const CEILING_BYTES = 400 * 1024 ** 2;
+
+/** Replaces every "a" of a 10 MB file of them in a child process and reports the result and the peak RSS. */
+const CHILD = `
+import { runWithToolContext } from ${JSON.stringify(pathToFileURL(path.join(projectRoot, "src/runtime/execution/tool-context.ts")).href)};
+import { edit_file } from ${JSON.stringify(pathToFileURL(path.join(projectRoot, "tools/edit_file.ts")).href)};
+const result = await runWithToolContext({ workspace: process.argv[2], signal: new AbortController().signal }, () => edit_file("many.txt", "a", "b", true));
+process.stdout.write(JSON.stringify({ result, maxRssBytes: process.resourceUsage().maxRSS * 1024 }));
+`;
+
+function runChild(script: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ["--import", "tsx", script, box.ws], { cwd: projectRoot, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+}
+
+describe("an edit with millions of matches", () => {
+  const count = 10 * 1024 * 1024 - 1;
+
+  it(`replaces ten million matches of a 10 MB file under ${CEILING_BYTES / 1024 ** 2} MB resident`, async () => {
+    box.write("many.txt", `${"a".repeat(count)}\n`);
+    const script = path.join(box.base, "edit-many.mts");
+    writeFileSync(script, CHILD);
+    const { code, stdout, stderr } = await runChild(script);
+    expect(code, stderr).toBe(0);
+    const { result, maxRssBytes } = JSON.parse(stdout) as { result: string; maxRssBytes: number };
+    expect(result).toBe(`edited "many.txt": ${count} replacements, starting on lines ${Array(20).fill(1).join(", ")} (the first 20 of ${count}).`);
+    expect(readFileSync(path.join(box.ws, "many.txt"), "utf8")).toBe(`${"b".repeat(count)}\n`);
+    expect(maxRssBytes).toBeLessThan(CEILING_BYTES);
+  }, 120_000);
+});
