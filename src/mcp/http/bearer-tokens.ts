@@ -39,11 +39,6 @@ export function readBearerTokens(files: readonly string[], envToken: string | un
   return { ok: true, tokens };
 }
 
-export function tokenMatcher(tokens: readonly string[]): (presented: string) => boolean {
-  const index = tokenIndex(tokens);
-  return (presented) => index(presented) !== undefined;
-}
-
 /** The position of the presented token among `tokens` (the first, when listed twice), or undefined. */
 export function tokenIndex(tokens: readonly string[]): (presented: string) => number | undefined {
   const digests = tokens.map(digest);
