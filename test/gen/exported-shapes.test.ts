@@ -36,14 +36,14 @@ describe("a parameter whose type is a class", () => {
   ].join("\n"));
   const file = generation.file!;
 
-  it("lists only its public members: no private, protected or #private field, no method; getters as data", () => {
+  it("lists only its public members: no private, protected or #private field, no method; getters as data; no initializer as a default", () => {
     expect(parametersOf(file, "move").properties.p).toEqual({
       type: "object",
       description: "The point.",
       properties: {
-        x: { type: "number", description: "Across.", default: 0 },
-        y: { type: "number", default: 0 },
-        label: { type: "string", default: "p" },
+        x: { type: "number", description: "Across." },
+        y: { type: "number" },
+        label: { type: "string" },
         norm: { type: "number" },
         name: { type: "string" },
       },
@@ -87,8 +87,64 @@ describe("a parameter whose type is a class", () => {
     ].join("\n"));
     expect(privateOnly.messages).toEqual([]);
     expect(parametersOf(privateOnly.generation.file!, "box").properties.b).toEqual({
-      type: "object", description: "A box.", properties: { w: { type: "number", default: 1 } }, additionalProperties: false, required: ["w"],
+      type: "object", description: "A box.", properties: { w: { type: "number" } }, additionalProperties: false, required: ["w"],
     });
+  });
+});
+
+describe("a class field written with an initializer", () => {
+  const { generation, messages } = generateTool([
+    "export class Options {",
+    "  /** Attempts. @minimum 1 */",
+    "  retries: number = 0;",
+    "  /** Speed. */",
+    "  mode = \"fast\";",
+    "  /** Pause in ms. @default 100 */",
+    "  pause = 50;",
+    "  /** Depth. @default 2 */",
+    "  depth!: number;",
+    "  constructor(/** Name. */ public label = \"run\") {}",
+    "}",
+    "/** Runs. @param o The options. */",
+    "export function run(o: Options): void {}",
+    "/** Runs, destructured. */",
+    "export function spread({ retries, mode, pause, depth, label }: Options): void {}",
+    "",
+  ].join("\n"));
+  const file = generation.file!;
+  const members = {
+    retries: { type: "number", description: "Attempts.", minimum: 1 },
+    mode: { type: "string", description: "Speed." },
+    pause: { type: "number", description: "Pause in ms.", default: 100 },
+    depth: { type: "number", description: "Depth.", default: 2 },
+    label: { type: "string", description: "Name." },
+  };
+
+  it("stays required with no default, as the argument is never constructed; a @default tag on it stays", () => {
+    expect(parametersOf(file, "run").properties.o).toEqual({
+      type: "object", description: "The options.", properties: members, additionalProperties: false, required: ["depth", "label", "mode", "pause", "retries"],
+    });
+    expect(parametersOf(file, "spread")).toEqual({
+      type: "object", properties: members, additionalProperties: false, required: ["retries", "mode", "pause", "depth", "label"],
+    });
+  });
+
+  it("is no default to check against its schema, and strict mode says no default for it", () => {
+    expect(messages).toEqual([]);
+    const strict = file.strictTools!.find((tool) => tool.function.name === "run")!.function.parameters.properties.o as { properties: Record<string, { description?: string }> };
+    expect(Object.fromEntries(Object.entries(strict.properties).map(([name, member]) => [name, member.description]))).toEqual({
+      retries: "Attempts.", mode: "Speed.", pause: "Pause in ms. Default: 100.", depth: "Depth. Default: 2.", label: "Name.",
+    });
+  });
+
+  it("is refused when a model leaves it out, whichever members it sends", () => {
+    const { validate } = compileStrict(parametersOf(file, "run"));
+    const all = { retries: 1, mode: "slow", pause: 0, depth: 1, label: "x" };
+    fc.assert(fc.property(fc.subarray(Object.keys(all), { minLength: 1 }), (left) => {
+      const sent = Object.fromEntries(Object.entries(all).filter(([name]) => !left.includes(name)));
+      expect(validate({ o: sent })).toBe(false);
+    }));
+    expect(validate({ o: all })).toBe(true);
   });
 });
 
@@ -111,7 +167,7 @@ describe("a return type that is a class", () => {
       'tools/t.ts:22:1 warning: tool "shown" gets no output schema: its return type has class "Shown", whose result.size is a getter or setter, and an instance\'s JSON holds every own field (private ones too) but no accessor or #private field; return an interface or object type instead; MCP clients receive its result as text only',
     ]);
     expect(generation.file!.outputs).toEqual({
-      plain: { type: "object", properties: { a: { type: "number", default: 1 }, b: { type: "string" } }, additionalProperties: false, required: ["a"] },
+      plain: { type: "object", properties: { a: { type: "number" }, b: { type: "string" } }, additionalProperties: false, required: ["a"] },
     });
   });
 });
@@ -162,6 +218,65 @@ describe("a function exported under another name", () => {
     expect(description("again").parameters.properties.s).toEqual({ type: "string", description: "The text." });
   });
 
+  it("through parentheses, as, <T>, satisfies or !, in any nesting, is the same tool as the plain alias", () => {
+    const wrappers: ((held: string) => string)[] = [
+      (held) => `(${held})`,
+      (held) => `${held} as Fn`,
+      (held) => `<Fn>${held}`,
+      (held) => `${held} satisfies Fn`,
+      (held) => (/^\w+$/.test(held) ? `${held}!` : `(${held})!`),
+    ];
+    const wrapped = wrappers.flatMap((outer, i) => [outer("inner"), ...wrappers.map((inner) => outer(inner("inner")))].map((held, j) => [`w${i}_${j}`, held] as const));
+    const { generation: read, messages: said } = generateTool([
+      "/**",
+      " * Doubles a number.",
+      " * @param x The number.",
+      " */",
+      "function inner(x: number): number { return 2 * x; }",
+      "type Fn = (x: number) => number;",
+      "export const plain = inner;",
+      ...wrapped.map(([name, held]) => `export const ${name} = ${held};`),
+      "/** Twice, described here. @param x What to double. */",
+      "export const described = inner as typeof inner;",
+      "/** Halves. @param y The number. */",
+      "export const halved = ((y: number): number => y / 2) satisfies Fn;",
+      "",
+    ].join("\n"));
+    expect(said).toEqual([]);
+    const tool = (name: string) => read.file!.tools.find((entry) => entry.function.name === name)?.function;
+    for (const [name] of wrapped) expect(tool(name)).toEqual({ ...tool("plain")!, name });
+    expect(tool("described")).toEqual({
+      name: "described", description: "Twice, described here.",
+      parameters: { type: "object", properties: { x: { type: "number", description: "What to double." } }, additionalProperties: false, required: ["x"] },
+    });
+    expect(tool("halved")).toEqual({
+      name: "halved", description: "Halves.",
+      parameters: { type: "object", properties: { y: { type: "number", description: "The number." } }, additionalProperties: false, required: ["y"] },
+    });
+    expect(read.file!.bindings.filter((binding) => binding.name === "w1_0" || binding.name === "halved").map((binding) => [binding.exportName, binding.call])).toEqual([
+      ["halved", { kind: "positional", params: ["y"] }],
+      ["w1_0", { kind: "positional", params: ["x"] }],
+    ]);
+  });
+
+  it("through parentheses, as or ! to what gen cannot read keeps its warning at the const", () => {
+    const { generation: unread, messages: said } = generateTool([
+      "/** Doubles. @param x X. */",
+      "function inner(x: number): number { return 2 * x; }",
+      "type Fn = (x: number) => number;",
+      "const settings = { depth: 2 };",
+      "export const bound = (inner.bind(null)) as Fn;",
+      "export const cast = settings as unknown as Fn;",
+      "export const LIMIT = (5 as number)!;",
+      "",
+    ].join("\n"));
+    expect(said).toEqual([
+      'tools/t.ts:5:14 warning: "bound" is exported as a function value ((inner.bind(null)) as Fn), whose parameters and JSDoc gen cannot read, so it is not a tool; declare it as a function here: export function bound(…) { … } or export const bound = (…) => …, calling what it holds',
+      'tools/t.ts:6:14 warning: "cast" is exported as a function value (settings as unknown as Fn), whose parameters and JSDoc gen cannot read, so it is not a tool; declare it as a function here: export function cast(…) { … } or export const cast = (…) => …, calling what it holds',
+    ]);
+    expect(unread.file!.tools).toEqual([]);
+  });
+
   it("by a const gen cannot read as a function is a warning naming the fix, while other consts say nothing", () => {
     const { generation: unread, messages: said } = generateTool([
       "/** Doubles. @param x X. */",
@@ -181,17 +296,19 @@ describe("a function exported under another name", () => {
     expect(unread.file!.tools).toEqual([]);
   });
 
-  it("from a file outside the tools folder is not a tool, with or without a JSDoc of its own, with the re-export warning at the const", () => {
+  it("from a file outside the tools folder is not a tool, with or without a JSDoc of its own or an `as`, with the re-export warning at the const", () => {
     const { generation: outside, messages: said } = generateTool([
       'import { helper } from "../lib/helper";',
       "export const helped = helper;",
       "/** Helps with a JSDoc of its own. @param n N. */",
       "export const documented = helper;",
+      "export const asserted = (helper) as typeof helper;",
       "",
     ].join("\n"), { "lib/helper.ts": "/** Helps. @param n N. */\nexport function helper(n: number): number { return n; }\n" });
     expect(said).toEqual([
       'tools/t.ts:2:14 warning: "helped" is re-exported from ../lib/helper.ts, which is not a tool file, so it is not a tool; a tool is a function exported by the tool file that declares it: move it here or wrap it in a function declared here',
       'tools/t.ts:4:14 warning: "documented" is re-exported from ../lib/helper.ts, which is not a tool file, so it is not a tool; a tool is a function exported by the tool file that declares it: move it here or wrap it in a function declared here',
+      'tools/t.ts:5:14 warning: "asserted" is re-exported from ../lib/helper.ts, which is not a tool file, so it is not a tool; a tool is a function exported by the tool file that declares it: move it here or wrap it in a function declared here',
     ]);
     expect(outside.file!.tools).toEqual([]);
   });

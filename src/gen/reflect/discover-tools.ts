@@ -21,9 +21,9 @@ const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 /**
  * The tools of one file: `export function`, `export async function` and `export const f = (…) => …`
  * (or a function expression), and `export const aliased = inner` of such a function, a tool named
- * `aliased`. Exported types and values that are not functions are ignored, so a file of shared types
- * contributes no tools; a function value gen cannot read (`inner.bind(null)`) is a warning.
- * `export default` has no name a model could call.
+ * `aliased`; either through parentheses, `as`, `<T>`, `satisfies` and `!`. Exported types and values
+ * that are not functions are ignored, so a file of shared types contributes no tools; a function value
+ * gen cannot read (`inner.bind(null)`) is a warning. `export default` has no name a model could call.
  *
  * A function is a tool of the file that declares it: a re-export (`export * from "./a"`,
  * `export { g } from "../lib/g"`) is not a second tool. Re-exported from another tool file, it is that
@@ -119,10 +119,22 @@ export function toolFunctionOf(declaration: ts.Node): ToolFunction | undefined {
     return signaturesOf(declaration).find((signature) => signature.body !== undefined);
   }
   if (ts.isVariableDeclaration(declaration)) {
-    const initializer = declaration.initializer;
+    const initializer = heldValue(declaration.initializer);
     if (initializer !== undefined && (ts.isArrowFunction(initializer) || ts.isFunctionExpression(initializer))) return initializer;
   }
   return undefined;
+}
+
+/**
+ * The value a `const` holds, through what only the compiler sees: parentheses, `as`, `<T>`, `satisfies`
+ * and `!` leave the same function at runtime (`(inner)`, `inner as typeof inner` export `inner` itself).
+ */
+function heldValue(initializer: ts.Expression | undefined): ts.Expression | undefined {
+  let expression = initializer;
+  while (expression !== undefined && (ts.isParenthesizedExpression(expression) || ts.isAsExpression(expression) || ts.isTypeAssertionExpression(expression) || ts.isSatisfiesExpression(expression) || ts.isNonNullExpression(expression))) {
+    expression = expression.expression;
+  }
+  return expression;
 }
 
 /** One declaration behind an export, and the export's own declaration in the module (`site`). */
@@ -169,9 +181,11 @@ function* declarationsBehind(declaration: ts.Node, checker: ts.TypeChecker, visi
     else yield declaration.expression;
   } else if (ts.isImportSpecifier(declaration) || ts.isImportClause(declaration) || ts.isNamespaceImport(declaration) || ts.isNamespaceExport(declaration)) {
     yield* behind(aliased(declaration.name));
-  } else if (ts.isVariableDeclaration(declaration) && declaration.initializer !== undefined && ts.isIdentifier(declaration.initializer)) {
-    yield* behind(aliased(declaration.initializer));
-  } else yield declaration;
+  } else {
+    const held = ts.isVariableDeclaration(declaration) ? heldValue(declaration.initializer) : undefined;
+    if (held !== undefined && ts.isIdentifier(held)) yield* behind(aliased(held));
+    else yield declaration;
+  }
 }
 
 /**

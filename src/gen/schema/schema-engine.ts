@@ -21,6 +21,8 @@ interface GeneratorInternals {
   getClassDefinition(type: ts.Type, definition: Definition): Definition;
   getTypeDefinition(type: ts.Type, asRef?: boolean, unionModifier?: string, ...rest: unknown[]): Definition;
   getUnionDefinition(type: ts.UnionType, unionModifier: string, definition: Definition): Definition;
+  getDefinitionForProperty(prop: ts.Symbol, node: ts.Node): Definition | null;
+  getReferencedTypeSymbol(prop: ts.Symbol): ts.Symbol | undefined;
 }
 
 export interface TypeSchemas {
@@ -124,6 +126,7 @@ export class SchemaEngine {
     keepRecordValueTypes(generator as unknown as GeneratorInternals, this.checker);
     describeIntersectionsAsJson(generator as unknown as GeneratorInternals, this.checker);
     matchTemplateLiteralsExactly(generator as unknown as GeneratorInternals, this.checker);
+    leaveClassInitializersOut(generator as unknown as GeneratorInternals, this.checker);
     const getTypeDefinition = internals.getTypeDefinition.bind(generator);
     internals.getTypeDefinition = (...args) => {
       if ((this.budget -= 1) < 0) throw new SchemaTooLargeError();
@@ -159,6 +162,28 @@ function keepRecordValueTypes(generator: GeneratorInternals, checker: ts.TypeChe
     }
     return result;
   };
+}
+
+/**
+ * typescript-json-schema writes a class field's initializer (`retries = 3`, `constructor(public label =
+ * "p")`) as the `default` of a member it keeps in `required`. An argument is a plain object from JSON,
+ * never constructed, so the initializer never runs and the runtime fills in nothing: the member must be
+ * sent, and a `default` would tell the model it may be left out. Such a member is described as the
+ * generator describes it, without the initializer; a `@default` tag on it stays, as on an interface's.
+ */
+function leaveClassInitializersOut(generator: GeneratorInternals, checker: ts.TypeChecker): void {
+  const getDefinitionForProperty = generator.getDefinitionForProperty.bind(generator);
+  generator.getDefinitionForProperty = (prop, node) => {
+    if (!isInitializedClassMember(prop.valueDeclaration)) return getDefinitionForProperty(prop, node);
+    const type = checker.getTypeOfSymbolAtLocation(prop, node);
+    const definition = generator.getTypeDefinition(type, undefined, undefined, prop, generator.getReferencedTypeSymbol(prop));
+    return Object.hasOwn(definition, "ignore") ? null : definition;
+  };
+}
+
+/** A class field, or a constructor's parameter property, written with an initializer. */
+function isInitializedClassMember(declaration: ts.Node | undefined): boolean {
+  return declaration !== undefined && (ts.isPropertyDeclaration(declaration) || ts.isParameter(declaration)) && declaration.initializer !== undefined;
 }
 
 const PRIMITIVE = ts.TypeFlags.StringLike | ts.TypeFlags.NumberLike | ts.TypeFlags.BooleanLike;
