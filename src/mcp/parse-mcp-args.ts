@@ -79,6 +79,7 @@ Over HTTP (stdin is ignored):
   --token-file FILE     bearer tokens, one per line (# comments); also $SIGLOOP_MCP_TOKEN. Without any
                         token (or JWT) only a loopback address is served
   --jwks-url URL        accept JWTs signed by a key of this JWKS (needs --issuer and --audience)
+                        whose typ is at+jwt, JWT or none; exp, nbf and iat may be 30 s off
   --issuer ISS          the JWTs' required issuer (also the authorization server in the OAuth metadata)
   --audience AUD        the JWTs' required audience
   --allow-origin ORIGIN a browser origin allowed besides the server's own (repeatable, exact match)
@@ -87,6 +88,10 @@ Over HTTP (stdin is ignored):
   --session-idle MS     a session without any request, stream or call this long is ended (default 1800000)
   --max-body-bytes N    largest request body (default 4194304, 4 MB; larger gets 413)
   --grace MS            on SIGTERM, how long calls in flight may finish before they are aborted (default 10000)
+
+  A session belongs to the token (or JWT subject) that opened it: to any other credential its id is
+  unknown, and it gets 404 as for an ended session. A request body must arrive within 30 s of its
+  headers, else 408 and the connection is closed.
 
 Exit codes: 0 stdin closed, 2 usage or setup error, 5 schemas missing or stale (run ${commandLine("gen")}),
             70 internal error (a bug in sigloop), 130 SIGINT, 141 stderr closed by its reader, 143 SIGTERM.`;

@@ -1,9 +1,13 @@
 /**
  * JWTs from an outside authorization server, checked with `jose`: the signature against a key of the
  * JWKS at `--jwks-url` (fetched on first use, cached, fetched again for an unknown key id), the expiry
- * (required: a JWT access token without `exp` is refused, RFC 9068) and not-before times, the issuer and
- * the audience. Any failure is one answer: not authorized. A JWKS that cannot be used (down, not 200, not
- * JSON, no key set, no keys) is also said on stderr, since no JWT can pass until it can: without the
+ * (required: a JWT access token without `exp` is refused, RFC 9068), the not-before and issued-at times
+ * (all three with `CLOCK_SKEW_S` of allowance, for replicas whose clocks differ a little from the issuer's),
+ * the issuer and the audience, and the `typ` header: an access token's (`at+jwt`, RFC 9068), the generic
+ * `JWT`, or none (what many issuers send); any other type is a token made for something else (an ID
+ * token, a logout token, …) and is refused with a reason the client is told. Any other failure is one
+ * answer: not authorized. A JWKS that cannot be used (down, not 200, not JSON, no key set, no keys) is
+ * also said on stderr, since no JWT can pass until it can: without the
  * token, with the URL as `urlWithoutCredentials` prints it (no user-info, no query), each distinct problem
  * once, then again at most once a minute while it lasts (a JWT accepted starts afresh). After a fetch
  * fails the JWKS is not asked again for `RETRY_MS`: JWTs in between are refused with the same problem, so
@@ -13,7 +17,7 @@
  * without one, the token itself.
  */
 import { STATUS_CODES } from "node:http";
-import { createRemoteJWKSet, customFetch, errors, jwtVerify } from "jose";
+import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTPayload } from "jose";
 import { urlWithoutCredentials } from "../../runtime/model/transport-refusal.js";
 
 export interface JwtSettings {
@@ -32,8 +36,13 @@ export const RETRY_MS = 1_000;
 /** What is wrong with the JWKS's answer, found before jose reads it. */
 class JwksProblem extends Error {}
 
-/** Who a verified JWT is for; undefined when it is refused. */
-export type JwtVerifier = (token: string) => Promise<string | undefined>;
+/** How far `exp`, `nbf` and `iat` may be off the server's clock, in seconds (jose's `clockTolerance`). */
+export const CLOCK_SKEW_S = 30;
+
+/** Who a verified JWT is for, or that it is refused: with a `reason` when the client should be told why. */
+export type JwtOutcome = { ok: true; subject: string } | { ok: false; reason?: string };
+
+export type JwtVerifier = (token: string) => Promise<JwtOutcome>;
 
 export function jwtVerifier(settings: JwtSettings, log: (line: string) => void, now: () => number = Date.now): JwtVerifier {
   const url = new URL(settings.jwksUrl);
@@ -42,11 +51,12 @@ export function jwtVerifier(settings: JwtSettings, log: (line: string) => void, 
   const logged = new Map<string, number>();
   return async (token) => {
     // Three dot-separated parts, or it is no JWT (a static token that did not match): no JWKS fetch.
-    if (!/^[\w-]+\.[\w-]+\.[\w-]+$/.test(token)) return undefined;
+    if (!/^[\w-]+\.[\w-]+\.[\w-]+$/.test(token)) return { ok: false };
+    const at = now();
     try {
-      const { payload } = await jwtVerify(token, keys, { issuer: settings.issuer, audience: settings.audience, requiredClaims: ["exp"] });
+      const verified = await jwtVerify(token, keys, { issuer: settings.issuer, audience: settings.audience, requiredClaims: ["exp"], clockTolerance: CLOCK_SKEW_S, currentDate: new Date(at) });
       logged.clear();
-      return typeof payload.sub === "string" ? `sub:${payload.sub}` : `token:${token}`;
+      return accessTokenOutcome(token, verified.payload, verified.protectedHeader.typ, at);
     } catch (error) {
       const problem = jwksProblem(error)?.split(url.href).join(shown);
       if (problem !== undefined) {
@@ -56,9 +66,30 @@ export function jwtVerifier(settings: JwtSettings, log: (line: string) => void, 
           log(`mcp: cannot use the JWKS at ${shown} (${problem}); JWTs are refused until it answers with keys (--jwks-url)`);
         }
       }
-      return undefined;
+      return { ok: false };
     }
   };
+}
+
+/** What jose leaves unchecked of a JWT whose signature and claims verified: `iat` in the future (jose checks it only with a maximum age) and `typ`. */
+function accessTokenOutcome(token: string, payload: JWTPayload, typ: unknown, nowMs: number): JwtOutcome {
+  if (typeof payload.iat === "number" && payload.iat > Math.floor(nowMs / 1000) + CLOCK_SKEW_S) return { ok: false };
+  const reason = typProblem(typ);
+  if (reason !== undefined) return { ok: false, reason };
+  return { ok: true, subject: typeof payload.sub === "string" ? `sub:${payload.sub}` : `token:${token}` };
+}
+
+/**
+ * Why a `typ` is not an access token's, or undefined when it is one this server takes: `at+jwt`, `JWT`,
+ * either with `application/`, in any case (RFC 7515 §4.1.9), or none. The reason names the type only when
+ * it is plainly a media type, since it is sent back inside a quoted header parameter.
+ */
+function typProblem(typ: unknown): string | undefined {
+  if (typ === undefined) return undefined;
+  const kind = typeof typ === "string" ? typ.toLowerCase().replace(/^application\//, "") : undefined;
+  if (kind === "at+jwt" || kind === "jwt") return undefined;
+  const named = typeof typ === "string" && /^[\w.+/-]{1,64}$/.test(typ) ? `the JWT's typ ${typ}` : "the JWT's typ";
+  return `${named} is not that of an access token; send an access token (typ at+jwt, JWT or none)`;
 }
 
 /** `checkedFetch`, not called again within `retryMs` of a failure: the failure is given again instead. */

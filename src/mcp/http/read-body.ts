@@ -1,30 +1,37 @@
 /**
  * Reads a request body up to `maxBytes`, counting bytes as they arrive (a chunked body has no length to
- * trust). A declared `Content-Length` over the limit is refused before anything is read. A body found too
- * large is not read further; `drainAfterRefusal` then lets the client finish sending (discarding it)
- * so the 413 reaches it before the connection closes, for at most `drainMs`. `dropUnreadBody` bounds the
+ * trust), within `msLeft`: a client that trickles its body would otherwise hold the connection and the
+ * body's buffer for Node's 5-minute `requestTimeout`. A declared `Content-Length` over the limit is
+ * refused before anything is read. A body found too large, or too slow, is not read further. After a 413
+ * `drainAfterRefusal` lets the client finish sending (discarding it) so the answer reaches it before the
+ * connection closes, for at most `drainMs`. `dropUnreadBody` bounds the
  * same way any response that ended before its request's body was read.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 
-export type BodyRead = { ok: true; body: Buffer } | { ok: false; tooLarge: boolean };
+export type BodyRead = { ok: true; body: Buffer } | { ok: false; problem: "too large" | "too slow" | "aborted" };
 
-export function readBody(req: IncomingMessage, maxBytes: number): Promise<BodyRead> {
-  if (Number(req.headers["content-length"]) > maxBytes) return Promise.resolve({ ok: false, tooLarge: true });
+/** How long after its headers a request's body must have arrived whole. */
+export const BODY_TIMEOUT_MS = 30_000;
+
+export function readBody(req: IncomingMessage, maxBytes: number, msLeft: number): Promise<BodyRead> {
+  if (Number(req.headers["content-length"]) > maxBytes) return Promise.resolve({ ok: false, problem: "too large" });
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let received = 0;
     const onData = (chunk: Buffer): void => {
       received += chunk.length;
       if (received > maxBytes) {
-        finish({ ok: false, tooLarge: true });
+        finish({ ok: false, problem: "too large" });
         return;
       }
       chunks.push(chunk);
     };
     const onEnd = (): void => finish({ ok: true, body: Buffer.concat(chunks) });
-    const onError = (): void => finish({ ok: false, tooLarge: false });
+    const onError = (): void => finish({ ok: false, problem: "aborted" });
+    const timer = setTimeout(() => finish({ ok: false, problem: "too slow" }), Math.max(0, msLeft));
     function finish(result: BodyRead): void {
+      clearTimeout(timer);
       req.off("data", onData).off("end", onEnd).off("error", onError).off("aborted", onError);
       resolve(result);
     }

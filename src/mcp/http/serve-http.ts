@@ -5,7 +5,8 @@
  * Before a request reaches the transport this module answers, in order: `/healthz` (200 `ok`, nothing
  * else checked; 503 while shutting down), shutdown (503), the DNS-rebinding guard (403), the OAuth protected-resource metadata,
  * unknown paths (404), authentication (401), the method (405), `Accept` (406), `Content-Type` (415),
- * the body limit (413), bad bodies (400), unknown sessions (404, with the request's id), the session
+ * the body limit (413), a body not arrived within `BODY_TIMEOUT_MS` of the headers (408, then the
+ * connection is closed), bad bodies (400), unknown sessions (404, with the request's id), the session
  * limit and a full call queue (503 with `Retry-After`), a request id still in flight in its session (409,
  * -32600; ids-in-flight.ts). A session is answered only to the credential that opened it: to any other
  * its id is unknown (404), so a leaked id lets no one else call, stream or end it. A request refused
@@ -31,7 +32,7 @@ import { HttpSessions, touch, type HttpSession } from "./http-sessions.js";
 import type { Authenticate } from "./authenticate.js";
 import { parseBodyMessage } from "./json-rpc-body.js";
 import { hostWithPort, type ListenAddress } from "./listen-address.js";
-import { drainAfterRefusal, dropUnreadBody, readBody } from "./read-body.js";
+import { BODY_TIMEOUT_MS, drainAfterRefusal, dropUnreadBody, readBody } from "./read-body.js";
 import { rebindingGuard } from "./rebinding-guard.js";
 import { describeMessage, requestLogLine, responseOutcome, type RequestRecord } from "./request-log.js";
 
@@ -118,12 +119,10 @@ export async function serveHttp(options: ServeHttpOptions): Promise<{ ok: true; 
       return answerJson(res, 200, { resource: resourceUrl(req), authorization_servers: [options.oauth.issuer], bearer_methods_supported: ["header"], resource_name: "sigloop" });
     }
     if (pathname !== MCP_PATH) return answerError(res, 404, -32000, `Not Found: MCP is served on ${MCP_PATH}.`);
-    const principal = options.authenticate !== undefined ? await options.authenticate(req.headers.authorization) : ANONYMOUS;
-    if (principal === undefined) {
-      const metadata = options.oauth !== undefined ? `, resource_metadata="${baseUrl(req)}${METADATA_PATH}"` : "";
-      return answerError(res, 401, -32000, "Unauthorized: send Authorization: Bearer <token> with a token this server accepts.", { "www-authenticate": `Bearer realm="sigloop"${metadata}` });
-    }
-    if (req.method === "POST") return post(req, res, record, principal);
+    const asking = options.authenticate !== undefined ? await options.authenticate(req.headers.authorization) : { ok: true as const, principal: ANONYMOUS };
+    if (!asking.ok) return unauthorized(req, res, asking.reason);
+    const { principal } = asking;
+    if (req.method === "POST") return post(req, res, record, principal, started);
     if (req.method === "GET" || req.method === "DELETE") {
       if (options.stateless) return answerError(res, 405, -32000, `Method Not Allowed: a stateless server has no ${req.method === "GET" ? "stream to open" : "session to end"}; POST each message.`, { allow: "POST" });
       const session = findSession(req, res, principal);
@@ -133,7 +132,15 @@ export async function serveHttp(options: ServeHttpOptions): Promise<{ ok: true; 
     answerError(res, 405, -32000, `Method Not Allowed: ${MCP_PATH} takes ${options.stateless ? "POST" : "POST, GET and DELETE"}.`, { allow: options.stateless ? "POST" : "GET, POST, DELETE" });
   }
 
-  async function post(req: IncomingMessage, res: ServerResponse, record: RequestRecord, principal: string): Promise<void> {
+  /** RFC 6750's challenge; a `reason` (plain ASCII without quotes or backslashes) as its `invalid_token` description. */
+  function unauthorized(req: IncomingMessage, res: ServerResponse, reason: string | undefined): void {
+    const error = reason !== undefined ? `, error="invalid_token", error_description="${reason}"` : "";
+    const metadata = options.oauth !== undefined ? `, resource_metadata="${baseUrl(req)}${METADATA_PATH}"` : "";
+    answerError(res, 401, -32000, "Unauthorized: send Authorization: Bearer <token> with a token this server accepts.", { "www-authenticate": `Bearer realm="sigloop"${error}${metadata}` });
+  }
+
+  /** `started`: when the request's headers were read, from which its body has `BODY_TIMEOUT_MS` to arrive. */
+  async function post(req: IncomingMessage, res: ServerResponse, record: RequestRecord, principal: string, started: number): Promise<void> {
     const accept = req.headers.accept ?? "";
     if (!accept.includes("application/json") || !accept.includes("text/event-stream")) {
       return answerError(res, 406, -32000, "Not Acceptable: the Accept header must list both application/json and text/event-stream.");
@@ -141,9 +148,10 @@ export async function serveHttp(options: ServeHttpOptions): Promise<{ ok: true; 
     if ((req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase() !== "application/json") {
       return answerError(res, 415, -32000, "Unsupported Media Type: send the message with Content-Type: application/json.");
     }
-    const body = await readBody(req, options.maxBodyBytes);
+    const body = await readBody(req, options.maxBodyBytes, BODY_TIMEOUT_MS - (performance.now() - started));
     if (!body.ok) {
-      if (!body.tooLarge) return void req.socket.destroy();
+      if (body.problem === "aborted") return void req.socket.destroy();
+      if (body.problem === "too slow") return bodyTooSlow(res);
       answerError(res, 413, -32000, `Payload Too Large: a message may have at most ${options.maxBodyBytes} bytes (--max-body-bytes).`, { connection: "close" });
       return drainAfterRefusal(req, res);
     }
@@ -167,6 +175,11 @@ export async function serveHttp(options: ServeHttpOptions): Promise<{ ok: true; 
     }
     if (!isInitializeRequest(message)) return answerError(res, 400, -32000, "Bad Request: send initialize first, then the Mcp-Session-Id header it answers with on every request.", {}, id ?? null);
     return newSession(req, res, record, message, principal);
+  }
+
+  /** The client is trickling its body: it is told so; with `Connection: close`, node:http closes the socket once the answer is written. */
+  function bodyTooSlow(res: ServerResponse): void {
+    answerError(res, 408, -32000, `Request Timeout: the body did not arrive within ${BODY_TIMEOUT_MS / 1000} s of the request's headers; send the whole message at once.`, { connection: "close" });
   }
 
   /** `requestId`: the id of the request the POST carries, for the error answer. Another's session is answered as unknown. */
