@@ -10,12 +10,16 @@
 //   storm          after each tools/list answer, sends notifications/tools/list_changed again
 //   calls          per tool name: { result } answered as is, { textBytes, idFirst } a text result of that
 //                  many bytes streamed out in chunks (id after the result, as the TypeScript SDK writes it, or
-//                  before it, as the Python SDK does), { listChanged: n } answers "ok" after n list_changed
+//                  before it, as the Python SDK does), { listChanged: n } answers "ok" after n list_changed,
+//                  { exit: code } exits without answering
+//   restartTools   the tools it lists instead when $RECORD_FILE shows an earlier start (an initialize)
 // Every request's method is appended to $RECORD_FILE (when set) as a JSON line.
-import { appendFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync } from "node:fs";
 
 const script = JSON.parse(process.env.HOSTILE_SCRIPT ?? "{}");
 const record = (entry) => process.env.RECORD_FILE && appendFileSync(process.env.RECORD_FILE, `${JSON.stringify(entry)}\n`);
+const restarted = process.env.RECORD_FILE !== undefined && existsSync(process.env.RECORD_FILE) && readFileSync(process.env.RECORD_FILE, "utf8").includes('"method":"initialize"');
+if (restarted && script.restartTools !== undefined) script.tools = script.restartTools;
 
 if (script.stderr !== undefined) process.stderr.write(script.stderr);
 if (script.stderrLine !== undefined) process.stderr.write(`${script.stderrLine.text.repeat(script.stderrLine.times)}\n`);
@@ -71,6 +75,7 @@ async function answer(message) {
   if (method === "tools/call") {
     const behaviour = script.calls?.[params.name] ?? {};
     if (behaviour.textBytes !== undefined) return sendHugeText(id, behaviour.textBytes, behaviour.idFirst === true);
+    if (behaviour.exit !== undefined) process.exit(behaviour.exit);
     for (let i = 0; i < (behaviour.listChanged ?? 0); i++) await send({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
     return send({ jsonrpc: "2.0", id, result: behaviour.result ?? { content: [{ type: "text", text: "ok" }] } });
   }

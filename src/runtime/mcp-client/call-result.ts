@@ -6,8 +6,9 @@
  * `isError: true` is a failure whose message is that text, read as a local tool that threw. A result
  * with an image or audio item (base64 `data` and a `mimeType`) also gives its items in order, so that
  * the model is sent the image where its API takes one, as for a local tool's `toolImage`. An image of a
- * type those APIs take whose `data` is not base64 is a note instead: sent, it would make the provider
- * refuse the request, and so end the run (and every resume).
+ * type those APIs take whose `data` is not base64, or whose bytes do not begin as that type's do (a JPEG
+ * declared `image/png`), is a note instead: sent, it would make the provider refuse the request, and so
+ * end the run (and every resume).
  */
 import { NO_OUTPUT } from "../execution/tool-messages.js";
 import type { ToolResultItem } from "../loop/messages.js";
@@ -67,8 +68,27 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 /** Why an image of a type the providers take cannot be sent to them; undefined when it can, or is never sent. */
 function unfitImage(mimeType: string, data: string): string | undefined {
   if (!TOOL_RESULT_IMAGE_TYPES.includes(mimeType)) return undefined;
-  return data.length % 4 !== 0 || !BASE64.test(data) ? "its data is not base64" : undefined;
+  if (data.length % 4 !== 0 || !BASE64.test(data)) return "its data is not base64";
+  const declared = IMAGE_SIGNATURES.find((format) => format.mimeType === mimeType);
+  // The first 16 characters are the first 12 bytes: enough for every signature, without decoding the rest.
+  const start = Buffer.from(data.slice(0, 16), "base64");
+  if (declared === undefined || declared.matches(start)) return undefined;
+  const actual = IMAGE_SIGNATURES.find((format) => format.matches(start));
+  return `its bytes are not a ${declared.name} image${actual !== undefined ? ` but a ${actual.name} one` : ""}`;
 }
+
+const startsWith = (bytes: Buffer, signature: string, at = 0) => bytes.subarray(at, at + signature.length).equals(Buffer.from(signature, "latin1"));
+
+/**
+ * How each image type the providers take begins. Anthropic's API checks an image's bytes against its
+ * declared type and refuses the whole request when they differ, which would end the run.
+ */
+const IMAGE_SIGNATURES: readonly { mimeType: string; name: string; matches(start: Buffer): boolean }[] = [
+  { mimeType: "image/png", name: "PNG", matches: (start) => startsWith(start, "\x89PNG\r\n\x1a\n") },
+  { mimeType: "image/jpeg", name: "JPEG", matches: (start) => startsWith(start, "\xff\xd8\xff") },
+  { mimeType: "image/gif", name: "GIF", matches: (start) => startsWith(start, "GIF87a") || startsWith(start, "GIF89a") },
+  { mimeType: "image/webp", name: "WebP", matches: (start) => startsWith(start, "RIFF") && startsWith(start, "WEBP", 8) },
+];
 
 /** The decoded size of base64 text, without decoding it. */
 function base64Bytes(data: unknown): number {

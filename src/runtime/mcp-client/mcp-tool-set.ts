@@ -4,9 +4,11 @@
  * strict form, made once when the tools are listed), and every call goes through the local tools' checks
  * (check-arguments.ts) before anything is sent. A schema too large to compile without holding the agent
  * (tool-schema.ts `compileLimitProblem`) makes that tool an error result, one nested too deep to read at
- * all leaves it out, and one the strict converter fails on is offered lenient, each with a notice. `definitions` is the same array on every read until a
- * server's tools change after the first request has been sent: then the next read brings the new list,
- * and one notice says so. A server's new list that is the same as its last one changes nothing.
+ * all leaves it out, and one without a strict form (a member's schema that is a string included) is
+ * offered lenient, each with a notice. `definitions` is the same array on every read until a server's
+ * tools change after the first request has been sent (a `list_changed`, or a restart that lists other
+ * tools): then the next read brings the new list, and one notice says so. A server's new list that is
+ * the same as its last one changes nothing.
  */
 import type { Ajv } from "ajv";
 import type { JsonSchema, ToolAnnotations, ToolDefinition } from "../../shared/schemas-file.js";
@@ -120,14 +122,8 @@ export function createMcpToolSet(options: McpToolSetOptions): McpToolSet {
   function offeredDefinition(name: string, description: string, schemas: ToolSchemas): ToolDefinition {
     const lenient: ToolDefinition = { type: "function", function: { name, description, parameters: schemas.offered } };
     if (!strict) return lenient;
-    let open = openTopLevel(schemas.checked);
-    let converted: ReturnType<typeof strictToolDefinition> | undefined;
-    try {
-      converted = open === undefined ? strictToolDefinition({ type: "function", function: { name, description, parameters: asDefinitionsSchema(schemas.checked) } }) : undefined;
-    } catch (error) {
-      // A shape the converter does not expect (a member's schema that is a string, …) is the server's bug, not a reason to stop.
-      open = `could not be converted (${describeError(error)})`;
-    }
+    const open = openTopLevel(schemas.checked);
+    const converted = open === undefined ? strictToolDefinition({ type: "function", function: { name, description, parameters: asDefinitionsSchema(schemas.checked) } }) : undefined;
     if (converted !== undefined && converted.lenient === undefined) return converted.definition;
     const message = converted?.lenient?.message ?? `tool "${name}" is offered with strict: false in strict mode: its parameters ${open}; the model's arguments are still validated`;
     options.onNotice(`mcp: ${message}`);

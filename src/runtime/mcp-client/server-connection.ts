@@ -1,9 +1,11 @@
 /**
- * One MCP server for the length of a run: started (stdio in its own process group, or Streamable HTTP),
+ * One MCP server for the length of a run: started (stdio in its own process group, or Streamable HTTP,
+ * whose answers are read up to the stdio limit, see `bounded-fetch.ts`),
  * initialised and its tools listed (every `tools/list` page, up to `MAX_TOOL_PAGES`) within a time limit;
  * calls bounded by their own limit, an abort sending `notifications/cancelled` (the SDK's); a server that
- * stops mid-run is started once more by the next call, inside that call's time, and after a second
- * failure stays out for the rest of the run. `notifications/tools/list_changed` lists the tools again:
+ * stops mid-run is started once more by the next call, inside that call's time (the tools it lists then
+ * are passed on as after a `list_changed`), and after a second failure stays out for the rest of the
+ * run. `notifications/tools/list_changed` lists the tools again:
  * one listing at a time, every notice that arrives meanwhile folded into one more, at most one listing
  * per `RELIST_GAP_MS` after the first, so a server that announces a change whenever it is listed costs a
  * listing a second, not a busy loop. No client capabilities are declared (no roots, sampling or
@@ -17,6 +19,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError, ToolListChangedNotificationSchema, type Progress, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { JsonSchemaValidator, jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/index.js";
 import type { McpServerConfig } from "./mcp-config.js";
+import { boundedFetch } from "./bounded-fetch.js";
 import { describeError, startFailure } from "./server-errors.js";
 import { ANSWER_TOO_LARGE, ProcessGroupTransport } from "./process-group-transport.js";
 
@@ -59,7 +62,7 @@ export interface ServerConnectionOptions {
   onStderrLine(line: string): void;
   /** A line of ours for stderr (pages left out, a failed re-list). */
   onWarning(line: string): void;
-  /** The server's tools after a `list_changed`. */
+  /** The server's tools after a `list_changed`, or as listed by the server started again after it stopped. */
   onToolsChanged(tools: ServerTool[]): void;
 }
 
@@ -100,7 +103,7 @@ export function createServerConnection(options: ServerConnectionOptions): Server
   let restarting: Promise<StartResult> | undefined;
 
   function newTransport(): Transport {
-    if (config.type === "http") return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
+    if (config.type === "http") return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers }, fetch: boundedFetch() });
     return new ProcessGroupTransport({ ...config, onStderrLine: options.onStderrLine });
   }
 
@@ -212,6 +215,8 @@ export function createServerConnection(options: ServerConnectionOptions): Server
             state = "out";
             out = `it stopped, and starting it again failed: ${restarted.why}`;
           }
+          // A restarted server may offer other tools (an update, a new config): its list is taken as a `list_changed`'s.
+          else options.onToolsChanged(restarted.tools);
           return restarted;
         });
       }

@@ -109,8 +109,9 @@ class StrictConverter {
   root(parameters: ParametersSchema): JsonSchema {
     const properties: JsonSchema = {};
     const required = new Set(parameters.required);
-    for (const [name, schema] of Object.entries(parameters.properties)) {
+    for (const [name, schema] of Object.entries(parameters.properties as Record<string, JsonValue>)) {
       if (name === PROTO_NAME) this.fail({ parameter: name, member: name }, PROTO_REASON);
+      else if (!isSchema(schema)) this.fail({ parameter: name, member: name }, notASchemaReason(schema));
       else properties[name] = this.convert(schema, { parameter: name, member: name }, !required.has(name));
     }
     const description = describeWithWords(parameters.description, []);
@@ -320,8 +321,8 @@ class StrictConverter {
     const required = new Set(Array.isArray(node.required) ? node.required : []);
     const properties: JsonSchema = {};
     for (const [name, schema] of Object.entries(isSchema(node.properties) ? node.properties : {})) {
-      if (!isSchema(schema)) continue;
       if (name === PROTO_NAME) this.fail(inside(where, `.${name}`), PROTO_REASON);
+      else if (!isSchema(schema)) this.fail(inside(where, `.${name}`), notASchemaReason(schema));
       else properties[name] = this.convert(schema, inside(where, `.${name}`), !required.has(name));
     }
     out.properties = properties;
@@ -357,6 +358,15 @@ class StrictConverter {
     const count = closedAt >= 0 ? closedAt : rest === false ? (positions?.length ?? 0) : undefined;
     if (count !== undefined) out.maxItems = typeof out.maxItems === "number" ? Math.min(out.maxItems, count) : count;
   }
+}
+
+/**
+ * Why a member whose schema is not an object (a server's `"string"` for `{ "type": "string" }`, a
+ * boolean schema) has no strict form: the dialect describes every member with an object.
+ */
+function notASchemaReason(schema: JsonValue): string {
+  const given = typeof schema === "string" ? `the string ${JSON.stringify(schema.length > 40 ? `${schema.slice(0, 40)}…` : schema)}` : Array.isArray(schema) ? "an array" : String(schema);
+  return `has ${given} as its schema, not a JSON Schema object, which strict mode cannot express`;
 }
 
 /** The strict schema `out`, also accepting `null`. */

@@ -20,6 +20,11 @@ describe("${VAR} expansion", () => {
     expect(expandVariables("$SET and ${UNSET}", env)).toEqual({ ok: false, variable: "UNSET" });
     expect(expandVariables("$SET", env)).toEqual({ ok: true, value: "$SET" });
   });
+
+  it("a default holding a reference (${A:-${B}}) is not nested: it ends at the first }, as in Claude Code, so a } is left over", () => {
+    expect(expandVariables("${SET:-${EMPTY}}", env)).toEqual({ ok: true, value: "value}" });
+    expect(expandVariables("${UNSET:-${SET}}", env)).toEqual({ ok: true, value: "${SET}" });
+  });
 });
 
 describe("the config", () => {

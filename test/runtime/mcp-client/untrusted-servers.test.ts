@@ -129,6 +129,29 @@ describe("notifications/tools/list_changed", () => {
   });
 });
 
+describe("a server started again after it stopped", () => {
+  const stoppedMessage = 'The tool h__crash has no result: its MCP server "h" stopped during the call. It may or may not have run; the next call starts the server again.';
+
+  it("that lists other tools now: the new list is offered from the next request on, with one line", async () => {
+    const { servers, notices } = await start({ tools: [tool("crash"), tool("a")], restartTools: [tool("crash"), tool("a"), tool("b")], calls: { crash: { exit: 1 } } });
+    expect(servers.executor.definitions.map((definition) => definition.function.name)).toEqual(["h__crash", "h__a"]);
+    expect(await call(servers, "h__crash")).toEqual({ status: "tool_error", content: stoppedMessage });
+    expect(await call(servers, "h__a")).toEqual({ status: "ok", content: "ok" });
+    expect(notices).toEqual(['mcp: server "h" changed its tools (3 now); the new list is offered from the next request on']);
+    expect(servers.executor.definitions.map((definition) => definition.function.name)).toEqual(["h__crash", "h__a", "h__b"]);
+    expect(await call(servers, "h__b")).toEqual({ status: "ok", content: "ok" });
+  });
+
+  it("that lists the same tools: the list stays the same array and no line is printed", async () => {
+    const { servers, notices } = await start({ tools: [tool("crash"), tool("a")], calls: { crash: { exit: 1 } } });
+    const before = servers.executor.definitions;
+    expect(await call(servers, "h__crash")).toEqual({ status: "tool_error", content: stoppedMessage });
+    expect(await call(servers, "h__a")).toEqual({ status: "ok", content: "ok" });
+    expect(notices).toEqual([]);
+    expect(servers.executor.definitions).toBe(before);
+  });
+});
+
 /** One tool offered in-process, its calls answered with the arguments received. */
 function offerInProcess(inputSchema: unknown, strict: boolean) {
   const notices: string[] = [];
@@ -157,9 +180,31 @@ describe("inputSchemas that could hold or stop the agent", () => {
     expect(added).toEqual({ ok: true });
     expect(set.definitions[0]!.function.strict).toBe(false);
     expect(notices).toEqual([
-      `mcp: tool "s__t" is offered with strict: false in strict mode: its parameters could not be converted (Cannot use 'in' operator to search for 'allOf' in string); the model's arguments are still validated`,
+      `mcp: tool "s__t" is offered with strict: false in strict mode: parameter "a" has the string "string" as its schema, not a JSON Schema object, which strict mode cannot express; the model's arguments are still validated`,
     ]);
     expect(await callT({ a: "x" })).toEqual({ status: "ok", content: '{"a":"x"}' });
+  });
+
+  it("in strict mode, a nested member whose schema is not an object keeps the tool lenient, naming where, instead of leaving the member out of the strict form", () => {
+    const { set, notices } = offerInProcess({ type: "object", properties: { opts: { type: "object", properties: { n: { type: "number" }, any: true } } } }, true);
+    expect(set.definitions[0]!.function.strict).toBe(false);
+    expect(set.definitions[0]!.function.parameters.properties).toEqual({ opts: { type: "object", properties: { n: { type: "number" }, any: true } } });
+    expect(notices).toEqual([
+      `mcp: tool "s__t" is offered with strict: false in strict mode: parameter "opts" at opts.any has true as its schema, not a JSON Schema object, which strict mode cannot express; the model's arguments are still validated`,
+    ]);
+  });
+
+  it("property: in strict mode, any JSON a server lists as a member's schema is offered (strict or with a reason) and never throws", () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 4 }), { maxKeys: 4 }), (properties) => {
+        const { added, set, notices } = offerInProcess({ type: "object", properties }, true);
+        expect(added).toEqual({ ok: true });
+        const offered = set.definitions[0]!.function;
+        if (offered.strict === false) expect(notices).toHaveLength(1);
+        else expect(offered.strict).toBe(true);
+      }),
+      { examples: [[{ a: "string" }], [{ a: 7 }], [{ a: null }], [{ a: [] }], [{ a: { type: "object", properties: { b: "x" } } }]] },
+    );
   });
 
   it("one with more patterns than compile in a moment is an error result at once, naming the count", async () => {
@@ -212,6 +257,40 @@ describe("names a server chooses", () => {
 });
 
 describe("images a server sends", () => {
+  const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]).toString("base64");
+  const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 16, 0x4a, 0x46, 0x49, 0x46, 0, 1]).toString("base64");
+  const image = (mimeType: string, data: string) => ({ type: "image", mimeType, data });
+
+  it("an image/png whose bytes are a JPEG, or junk, reaches the model as a one-line note; a real PNG is sent on as the image", async () => {
+    const { servers } = await start({
+      tools: [tool("shots")],
+      calls: { shots: { result: { content: [{ type: "text", text: "three shots" }, image("image/png", JPEG), image("image/png", Buffer.from("not an image at all").toString("base64")), image("image/png", PNG)] } } },
+    });
+    expect(await call(servers, "h__shots")).toEqual({
+      status: "ok",
+      content: `three shots\n[image: image/png, its bytes are not a PNG image but a JPEG one, not shown]\n[image: image/png, its bytes are not a PNG image, not shown]\n[image: image/png, ${Buffer.from(PNG, "base64").length} bytes, not shown]`,
+      items: [
+        { type: "text", text: "three shots" },
+        { type: "text", text: "[image: image/png, its bytes are not a PNG image but a JPEG one, not shown]" },
+        { type: "text", text: "[image: image/png, its bytes are not a PNG image, not shown]" },
+        { type: "image", mimeType: "image/png", data: PNG },
+      ],
+    });
+  });
+
+  it("each type the APIs take is sent on when its bytes begin as that type's do, and is a note (empty data included) when they do not", () => {
+    const gif = Buffer.from("GIF89a\x01\x00\x01\x00", "latin1").toString("base64");
+    const webp = Buffer.from("RIFF\x24\x00\x00\x00WEBPVP8 ", "latin1").toString("base64");
+    for (const [mimeType, data] of [["image/png", PNG], ["image/jpeg", JPEG], ["image/gif", gif], ["image/webp", webp]] as const) {
+      expect(mapCallResult({ content: [image(mimeType, data)] }).items).toEqual([image(mimeType, data)]);
+    }
+    expect(mapCallResult({ content: [image("image/jpeg", PNG)] }).text).toBe("[image: image/jpeg, its bytes are not a JPEG image but a PNG one, not shown]");
+    expect(mapCallResult({ content: [image("image/webp", gif)] }).text).toBe("[image: image/webp, its bytes are not a WebP image but a GIF one, not shown]");
+    expect(mapCallResult({ content: [image("image/gif", "")] }).text).toBe("[image: image/gif, its bytes are not a GIF image, not shown]");
+    // A type no API takes in a tool result is never sent, so its bytes are not judged.
+    expect(mapCallResult({ content: [image("image/svg+xml", PNG)] }).items).toEqual([image("image/svg+xml", PNG)]);
+  });
+
   it("an image whose data is not base64 is a note: the model's API would refuse the request", () => {
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0]).toString("base64");
     expect(mapCallResult({ content: [{ type: "image", mimeType: "image/png", data: png }] }).items).toEqual([{ type: "image", mimeType: "image/png", data: png }]);
