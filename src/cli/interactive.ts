@@ -1,12 +1,14 @@
 /**
  * The interactive chat (`npm run agent` on a terminal, no prompt): one agent, so history is kept across
  * prompts. Answers go to stdout, prompts and progress to stderr. Ctrl-C stops the running prompt and
- * returns to the chat; Ctrl-C at the prompt or Ctrl-D leaves.
+ * returns to the chat; Ctrl-C at the prompt or Ctrl-D leaves. Lines typed while a prompt runs are the next
+ * prompts, unless an approval question comes first: it drops them (terminal-questions.ts).
  */
 import { createInterface, type Interface } from "node:readline";
 import type { Agent } from "../runtime/loop/agent.js";
 import type { ProgressReporter } from "./progress-reporter.js";
 import { EXIT, reportResult } from "./report-result.js";
+import { chatLines } from "./terminal-questions.js";
 
 export interface InteractiveOptions {
   agent: Agent;
@@ -26,6 +28,7 @@ export async function runInteractive(options: InteractiveOptions): Promise<numbe
     output: options.prompts as NodeJS.WritableStream,
     terminal: options.input.isTTY === true,
   });
+  const lines = chatLines(rl, options.prompts);
   options.onReadline?.(rl);
   let running: AbortController | undefined;
   let exitCode: number = EXIT.answer;
@@ -46,7 +49,7 @@ export async function runInteractive(options: InteractiveOptions): Promise<numbe
   reporter.line("sigloop chat: type a prompt and press Enter; Ctrl-D to leave.");
   rl.setPrompt("> ");
   rl.prompt();
-  for await (const line of rl) {
+  for (let line = await lines.next(); line !== undefined; line = await lines.next()) {
     if (line.trim() !== "") {
       running = new AbortController();
       const report = reportResult(await agent.run(line, { signal: running.signal }));

@@ -3,7 +3,7 @@
  * by a hostile file name or file content (a name with a line break adding diff lines, a content line
  * dressed as a header, escape sequences or bidi controls, a single line long enough to scroll the rest
  * away), and a file that changes on disk between the screen and the write is not written with a change
- * nobody saw.
+ * nobody saw; what was shown reaches that one call's write only, never a later call or another agent's.
  */
 import { readFileSync, rmSync, symlinkSync, writeFileSync, mkdirSync } from "node:fs";
 import path from "node:path";
@@ -171,6 +171,50 @@ describe("a file changed between the screen and the write", () => {
     const second = await approvedWhileChanged(ws, "write_file", { path: "a.txt", content: "two\n" }, () => undefined);
     expect(second.result).toBe('replaced "a.txt": 4 bytes, 1 line.');
     expect(readFileSync(path.join(ws, "a.txt"), "utf8")).toBe("two\n");
+  });
+
+  it.each([
+    ["denied", (_stop: () => void) => false],
+    ["stopped while its question was open", (stop: () => void) => {
+      stop();
+      return true;
+    }],
+  ])("a call %s leaves nothing behind: the same call made later on the changed file, with no approval step, is written", async (_how, answer) => {
+    const ws = tempDir();
+    writeFileSync(path.join(ws, "a.txt"), "one\n");
+    const args = JSON.stringify({ path: "a.txt", content: "two\n" });
+    const executor = builtInExecutor();
+    const { requestTurn } = scriptedRequester([toolTurn(call("c1", "write_file", args)), answerTurn("done")]);
+    const stopper = new AbortController();
+    const agent = createAgent({ requestTurn, executor, model: "m", workspace: ws, approve: () => answer(() => stopper.abort()) });
+    await agent.run("go", { signal: stopper.signal });
+    expect(readFileSync(path.join(ws, "a.txt"), "utf8")).toBe("one\n");
+    writeFileSync(path.join(ws, "a.txt"), "other\n");
+    // As `sigloop mcp` runs it: its client decided, so the executor asks nothing.
+    const later = await executor.run(call("c2", "write_file", args), { workspace: ws, signal: new AbortController().signal });
+    expect(later.content).toBe('replaced "a.txt": 4 bytes, 1 line.');
+    expect(readFileSync(path.join(ws, "a.txt"), "utf8")).toBe("two\n");
+  });
+
+  it("two agents in one process: one's approved call is checked against its own screen, whatever the other showed or ran", async () => {
+    const ws = tempDir();
+    writeFileSync(path.join(ws, "a.txt"), "one\n");
+    const args = { path: "a.txt", content: "two\n" };
+    // While the first agent's question is open, a second agent shows and runs the very same call, then
+    // someone changes the file: what the first agent's user saw no longer holds.
+    const { requestTurn, requests } = scriptedRequester([toolTurn(call("c1", "write_file", JSON.stringify(args))), answerTurn("done")]);
+    const agent = createAgent({
+      requestTurn, executor: builtInExecutor(), model: "m", workspace: ws,
+      approve: async () => {
+        const other = await approvedWhileChanged(ws, "write_file", args, () => undefined);
+        expect(other.result).toBe('replaced "a.txt": 4 bytes, 1 line.');
+        writeFileSync(path.join(ws, "a.txt"), "precious\n");
+        return true;
+      },
+    });
+    await agent.run("go");
+    expect(requests[1]?.messages.at(-1)?.content).toBe(changedMessage('"a.txt"', "write_file"));
+    expect(readFileSync(path.join(ws, "a.txt"), "utf8")).toBe("precious\n");
   });
 
   it("a preview never approved does not block the same call when it is made again on a changed file", async () => {

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { ToolCallContext, ToolContext } from "../loop/types.js";
+import type { ShownChange } from "../workspace/file-change.js";
 import { SILENT_REPORTS } from "./tool-reports.js";
 
 /**
@@ -22,6 +23,12 @@ interface CallCell {
 
 /** Where the executor notes the tool's name in the context it hands to the call. */
 export const TOOL_NAME = Symbol.for("sigloop.toolName");
+
+/**
+ * Where the executor hands a file tool's call the change its approval showed (file-change.ts): one call's
+ * context carries it to that call alone, never to a later call or another agent's.
+ */
+export const SHOWN_CHANGE = Symbol.for("sigloop.shownChange");
 
 const shared = globalThis as { [STORE]?: AsyncLocalStorage<CallCell>; [CALLS]?: { count: number } };
 const storage = (shared[STORE] ??= new AsyncLocalStorage<CallCell>());
@@ -88,6 +95,17 @@ export function strayErrorOrigin(): string | undefined {
   const tool = storage.getStore()?.tool;
   storage.disable();
   return tool;
+}
+
+/**
+ * The change this call's approval showed, if any, taken from the call's context: a second take in the
+ * same call finds none, so it is compared with the first write of the call only.
+ */
+export function takeShownChange(): ShownChange | undefined {
+  const context = storage.getStore()?.context as { [SHOWN_CHANGE]?: ShownChange } | undefined;
+  const shown = context?.[SHOWN_CHANGE];
+  if (context !== undefined) delete context[SHOWN_CHANGE];
+  return shown;
 }
 
 /**

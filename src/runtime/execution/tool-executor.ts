@@ -5,11 +5,12 @@ import type { SchemasFile, ToolAnnotations, ToolBinding, ToolDefinition } from "
 import { previewFileChange, type Preview } from "../approval/file-change-preview.js";
 import { needsApproval, notApprovedMessage } from "../approval/needs-approval.js";
 import type { ToolCall } from "../loop/messages.js";
+import type { ShownChange } from "../workspace/file-change.js";
 import { bindArguments } from "./bind-arguments.js";
 import { callWithTimeout } from "./call-with-timeout.js";
 import { argumentsText, checkArguments, type CompiledValidator } from "./check-arguments.js";
 import { importToolModule } from "./import-tool-module.js";
-import { TOOL_NAME } from "./tool-context.js";
+import { SHOWN_CHANGE, TOOL_NAME } from "./tool-context.js";
 import { capContent, renderReturnValue } from "./format-tool-result.js";
 import { mediaResult, type MediaResult } from "./media-result.js";
 import { MAX_MEDIA_BYTES } from "./tool-media.js";
@@ -185,9 +186,11 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolRunner & P
     if (!checked.ok) return checked.outcome;
 
     if (context.signal.aborted) return { status: "aborted", content: abortedMessage(name) };
+    let shown: ShownChange | undefined;
     if (context.approve !== undefined && asksApproval(name)) {
-      const refused = await askApproval(context, context.approve, { ...call, function: { name, arguments: JSON.stringify(checked.args) } }, checked.args);
-      if (refused !== undefined) return refused;
+      const approval = await askApproval(context, context.approve, { ...call, function: { name, arguments: JSON.stringify(checked.args) } }, checked.args);
+      if ("refused" in approval) return approval.refused;
+      shown = approval.shown;
     }
     const fn = await loadFunction(entry);
     if (typeof fn === "string") return { status: "tool_error", content: loadFailedMessage(name, entry.binding.file, fn) };
@@ -196,7 +199,10 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolRunner & P
     const { onReport, ...callContext } = context;
     const reports = onReport !== undefined ? callReports(onReport) : SILENT_REPORTS;
     const cut = resultCut(context);
-    const toolContext: ToolCallContext = { ...callContext, maxResultChars: cut, progress: reports.progress, log: reports.log, [TOOL_NAME]: name } as ToolCallContext;
+    // The change the approval showed goes to this one run, which writes only if it is still that change.
+    const toolContext: ToolCallContext = {
+      ...callContext, maxResultChars: cut, progress: reports.progress, log: reports.log, [TOOL_NAME]: name, ...(shown !== undefined ? { [SHOWN_CHANGE]: shown } : {}),
+    } as ToolCallContext;
     const result = await callWithTimeout(fn, bindArguments(entry.binding.call, checked.args), toolContext, timeoutMs);
     reports.close();
     switch (result.kind) {
@@ -231,22 +237,23 @@ export function createToolExecutor(options: ToolExecutorOptions): ToolRunner & P
   /**
    * Asks for approval of a validated call, with the preview of a file tool's change. A file-tool call the
    * tool would refuse is answered with that refusal, without asking: it would change nothing. Returns the
-   * outcome of a call that must not run, or `undefined` to run it.
+   * outcome of a call that must not run, or, to run it, the change that was shown.
    */
   async function askApproval(
     context: ToolContext, approve: NonNullable<ToolContext["approve"]>, call: ToolCall, args: Record<string, unknown>,
-  ): Promise<ToolRun | undefined> {
+  ): Promise<{ refused: ToolRun } | { shown: ShownChange | undefined }> {
     const name = call.function.name;
     let preview: Preview | undefined;
     try {
       preview = await previewFileChange(name, args, context.workspace);
     } catch (error) {
-      return { status: "tool_error", content: toolFailedMessage(name, error) };
+      return { refused: { status: "tool_error", content: toolFailedMessage(name, error) } };
     }
-    if (preview !== undefined && "refusal" in preview) return { status: "ok", content: preview.refusal };
+    if (preview !== undefined && "refusal" in preview) return { refused: { status: "ok", content: preview.refusal } };
     const verdict = await approve({ call, annotations: annotationsOf(name), ...(preview !== undefined ? { preview: preview.preview } : {}) });
-    if (context.signal.aborted) return { status: "aborted", content: abortedMessage(name) };
-    return verdict.approved ? undefined : { status: "denied", content: notApprovedMessage(name, verdict.reason) };
+    if (context.signal.aborted) return { refused: { status: "aborted", content: abortedMessage(name) } };
+    if (!verdict.approved) return { refused: { status: "denied", content: notApprovedMessage(name, verdict.reason) } };
+    return { shown: preview?.shown };
   }
 
   async function run(call: ToolCall, context: ToolContext): Promise<ToolRun> {

@@ -3,12 +3,14 @@
  * anything is asked or changed), reads the current file as read_file does (never opening a device, FIFO
  * or socket), applies the tool's rules and says either why the call is refused or what the file will
  * hold. The approval preview diffs a plan; the tool makes the plan again under the file's lock and writes
- * it with `replaceFile`, so what is written is computed from the file as it is at that moment. A change
- * shown for approval is remembered (`rememberShown`), and that call writes only if its change is still
- * the one shown: a file changed, created or retargeted by a link meanwhile is refused, never written with
- * a change nobody saw.
+ * it with `replaceFile`, so what is written is computed from the file as it is at that moment. The change
+ * shown for a call's approval (`shownChangeOf`) is handed by the executor to that one call's run through
+ * its tool context, and the call writes only if its change is still the one shown: a file changed, created
+ * or retargeted by a link meanwhile is refused, never written with a change nobody saw. Nothing is kept
+ * between calls, so a preview never approved affects no later call, and agents in one process share none.
  */
 import { createHash } from "node:crypto";
+import { takeShownChange } from "../execution/tool-context.js";
 import { fileKind } from "./file-kind.js";
 import { openConfined } from "./open-confined.js";
 import { withPathLock } from "./path-lock.js";
@@ -16,7 +18,7 @@ import { replaceFile, targetRealPath } from "./replace-file.js";
 import {
   countLines, LIMIT_TEXT, lineNumbers, listLines, LISTED_LINES, matchIndexes, MAX_TEXT_BYTES, replaceAt, unwritableTextProblem,
 } from "./text-edit.js";
-import { confineForWriting, quotePath, WorkspaceError, type ConfinedPath, type WriteTarget } from "./workspace.js";
+import { confineForWriting, namesDirectory, quotePath, WorkspaceError, type ConfinedPath, type WriteTarget } from "./workspace.js";
 
 /** A planned change: the target, its text now (`undefined` for a new file), what it will hold, and the result to report. */
 export interface FileChange {
@@ -34,6 +36,12 @@ export interface FileChange {
 
 export type Plan = { refusal: string } | FileChange;
 
+/** The change a call's approval showed: the call (as `FileChange.call`) and what the change would do, hashed. */
+export interface ShownChange {
+  call: string;
+  fingerprint: string;
+}
+
 /** An existing file's text, or why it has none to show. */
 export type CurrentText = { text: string } | { binary: string } | { tooLarge: number };
 
@@ -46,7 +54,7 @@ export async function planWrite(workspace: string, requested: string, content: s
   if (bytes > MAX_TEXT_BYTES) {
     return { refusal: `The content is ${bytes} bytes of UTF-8, above write_file's limit of ${LIMIT_TEXT}, so nothing was written.` };
   }
-  const target = await confine(workspace, requested);
+  const target = await confine(workspace, requested, "write_file");
   if ("refusal" in target) return target;
   const current = await existingFile(target, requested, "write_file");
   if (current !== undefined && "refusal" in current) return current;
@@ -70,7 +78,7 @@ export async function planEdit(workspace: string, requested: string, oldText: st
   if (problem !== undefined) return { refusal: `new_text cannot be written: ${problem}.` };
   const newBytes = Buffer.byteLength(newText, "utf8");
   if (newBytes > MAX_TEXT_BYTES) return { refusal: `new_text is ${newBytes} bytes of UTF-8, above edit_file's limit of ${LIMIT_TEXT}, so nothing was changed.` };
-  const target = await confine(workspace, requested);
+  const target = await confine(workspace, requested, "edit_file");
   if ("refusal" in target) return target;
   const shown = quotePath(requested);
   if (target.missing.length > 0) {
@@ -110,17 +118,17 @@ export async function planEdit(workspace: string, requested: string, oldText: st
 
 /**
  * Makes the plan again under the target's lock and writes it: calls on the same real path run one after
- * the other, each on the file the one before left.
+ * the other, each on the file the one before left. When this call's approval showed a change (handed over
+ * in its tool context, taken once), it writes only if the change it would make now is that one.
  */
 export async function applyChange(requested: string, plan: () => Promise<Plan>, signal: AbortSignal): Promise<string> {
+  const shown = takeShownChange();
   const first = await plan();
   if ("refusal" in first) return first.refusal;
   return await withPathLock(targetRealPath(first.target), async () => {
     const fresh = await plan();
     if ("refusal" in fresh) return fresh.refusal;
-    const shown = shownChanges.get(fresh.call);
-    shownChanges.delete(fresh.call);
-    if (shown !== undefined && shown !== fingerprint(fresh)) {
+    if (shown !== undefined && shown.call === fresh.call && shown.fingerprint !== fingerprint(fresh)) {
       return `${quotePath(requested)} changed after its change was shown for approval, so nothing was written: the change approved is not the one it would make now. Call ${fresh.tool} again to see the change against the file as it is now.`;
     }
     await replaceFile(fresh.target, requested, Buffer.from(fresh.after, "utf8"), signal);
@@ -128,21 +136,9 @@ export async function applyChange(requested: string, plan: () => Promise<Plan>, 
   });
 }
 
-/**
- * The change last shown for approval of each call, as a fingerprint. An entry lives from a preview to its
- * call's run; previews never approved are dropped oldest first past a bound.
- */
-const shownChanges = new Map<string, string>();
-const MAX_SHOWN_CHANGES = 256;
-
-/** Remembers `change` as the one shown for approval of its call: the call's write must be this very change. */
-export function rememberShown(change: FileChange): void {
-  shownChanges.delete(change.call);
-  shownChanges.set(change.call, fingerprint(change));
-  for (const oldest of shownChanges.keys()) {
-    if (shownChanges.size <= MAX_SHOWN_CHANGES) break;
-    shownChanges.delete(oldest);
-  }
+/** What the approval of `change`'s call shows: the call's write must be this very change. */
+export function shownChangeOf(change: FileChange): ShownChange {
+  return { call: change.call, fingerprint: fingerprint(change) };
 }
 
 function callKey(...parts: string[]): string {
@@ -188,7 +184,12 @@ export async function readCurrentText(file: ConfinedPath, requested: string): Pr
   }
 }
 
-async function confine(workspace: string, requested: string): Promise<WriteTarget | { refusal: string }> {
+async function confine(workspace: string, requested: string, tool: FileChange["tool"]): Promise<WriteTarget | { refusal: string }> {
+  // Resolving by name drops a trailing "/", which would make "a.txt/" write the file a.txt.
+  if (namesDirectory(requested)) {
+    const nothing = tool === "write_file" ? "nothing was written" : "nothing was changed";
+    return { refusal: `${quotePath(requested)} names a directory (a path ending in "/" does), and ${tool} changes files only, so ${nothing}. Give the file's path without the trailing "/".` };
+  }
   try {
     return await confineForWriting(workspace, requested);
   } catch (error) {

@@ -34,8 +34,10 @@ export function targetRealPath(target: WriteTarget): string {
 
 /**
  * Writes `content` to `target` atomically. An existing target must still be the file that was checked
- * (same device and inode), and keeps its mode (and owner, where the process may set it); a new one gets
- * what `open(2)` gives (0666 less the umask), and missing directories on the way are made.
+ * (same device and inode), and keeps its owner, where the process may set it, and its mode but for the
+ * setuid and setgid bits, cleared as write(2) clears them (new content must not run with the privileges
+ * given to the old); a new one gets what `open(2)` gives (0666 less the umask), and missing directories
+ * on the way are made.
  * @param requested the path the model gave, for messages.
  * @throws WorkspaceError `changed` when the target or a directory on the way is no longer what was checked.
  */
@@ -121,5 +123,8 @@ async function keepOwnerAndMode(handle: FileHandle, replaced: BigIntStats): Prom
     // Only a privileged process may give a file away; otherwise the replacement is the writer's own.
     await handle.chown(Number(replaced.uid), Number(replaced.gid)).catch(() => undefined);
   }
-  await handle.chmod(Number(replaced.mode & 0o7777n));
+  await handle.chmod(Number(replaced.mode & KEPT_MODE_BITS));
 }
+
+/** The permission bits and the sticky bit; not S_ISUID and S_ISGID (0o6000). */
+const KEPT_MODE_BITS = 0o1777n;

@@ -16,6 +16,9 @@ import { DIRECTORY_FLAGS, openInside, openRootDirectory, pathInside, type HeldDi
 /** Linux's own limit on symbolic links followed while resolving one path (MAXSYMLINKS). */
 const MAX_SYMLINK_HOPS = 40;
 
+/** A last name of "" or "." after a separator: what only a directory can be. */
+const DIRECTORY_ENDING = path.sep === "\\" ? /[/\\]\.?$/ : /\/\.?$/;
+
 /** A path confined to the workspace, as it was when it was checked. */
 export interface ConfinedPath {
   /** The real workspace root. */
@@ -46,11 +49,19 @@ export function quotePath(requested: string): string {
 }
 
 /**
+ * Whether `requested` can only name a directory: it ends with "/" (or "/."), which resolving by name drops.
+ * POSIX resolves such a path only to a directory (a file there is ENOTDIR), and so does the walk.
+ */
+export function namesDirectory(requested: string): boolean {
+  return DIRECTORY_ENDING.test(requested);
+}
+
+/**
  * Resolves `requested` (relative to the workspace, or absolute) to a real path inside the workspace.
  * Throws a `WorkspaceError`: `outside` for `..` or absolute paths that leave the root and for symbolic
  * links (anywhere along the path) that lead out of it, `loop` for a symbolic link loop (also reported as
- * outside the workspace), `missing` (ENOENT), `not_a_directory` (ENOTDIR), `inaccessible` (any other
- * error, e.g. EACCES).
+ * outside the workspace), `missing` (ENOENT), `not_a_directory` (ENOTDIR, also for a path ending in "/"
+ * that leads to a file), `inaccessible` (any other error, e.g. EACCES).
  */
 export async function confineToWorkspace(workspace: string, requested: string): Promise<ConfinedPath> {
   return await walkInside(workspace, requested, false);
@@ -82,6 +93,7 @@ async function walkInside(workspace: string, requested: string, mayEndEarly: boo
     throw new WorkspaceError("outside", `The path ${quotePath(requested)} contains a NUL character, which no file name can hold.`);
   }
   const outside = (): WorkspaceError => outsideError(requested, root);
+  const directoryOnly = namesDirectory(requested);
   // The workspace may have been given through a symbolic link; paths under either spelling are inside.
   const insideParts = (absolute: string): string[] | undefined => partsUnder(root, absolute) ?? partsUnder(given, absolute);
 
@@ -121,7 +133,10 @@ async function walkInside(workspace: string, requested: string, mayEndEarly: boo
         continue;
       }
       const realPath = path.join(current.realPath, part);
-      if (pending.length === 0) return confined(root, realPath, stats);
+      if (pending.length === 0) {
+        if (directoryOnly && !stats.isDirectory()) throw trailingSlashError(requested, root);
+        return confined(root, realPath, stats);
+      }
       if (!stats.isDirectory()) throw accessError({ code: "ENOTDIR" }, requested, root);
       const handle = await openInsideOrFail(current, part, DIRECTORY_FLAGS, requested, root);
       await leave();
@@ -219,6 +234,12 @@ export async function openInsideOrFail(
 export function changedError(requested: string, root: string): WorkspaceError {
   return new WorkspaceError("changed",
     `${quotePath(requested)} changed while it was being opened (it is no longer what was checked inside the workspace ${root}); nothing was read. Try again.`);
+}
+
+/** A path ending in "/" that leads to something other than a directory: ENOTDIR, as POSIX has it. */
+function trailingSlashError(requested: string, root: string): WorkspaceError {
+  return new WorkspaceError("not_a_directory",
+    `ENOTDIR: ${quotePath(requested)} names a directory (a path ending in "/" does), but it is not one (in the workspace ${root}). Give the path without the trailing "/".`);
 }
 
 /** A message for an `fs` error met inside the workspace; it names the path the model gave, not a resolved one. */

@@ -1,10 +1,11 @@
 /**
  * Attacks on the file tools' workspace boundary with real files on disk: spellings of paths that other
- * systems treat specially, names a terminal or a listing could misread, a directory swapped between the
+ * systems treat specially, a trailing "/" on a file's path, setuid and setgid bits a replace must not
+ * keep, names a terminal or a listing could misread, a directory swapped between the
  * approval's plan and the write, huge files and edits with millions of matches, and error messages that
  * must not leak.
  */
-import { existsSync, linkSync, readFileSync, renameSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, linkSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { spawn } from "node:child_process";
 import { pathToFileURL } from "node:url";
 import path from "node:path";
@@ -79,6 +80,69 @@ describe("a write after its plan", () => {
     const error = await replaceFile(plan.target, "victim.txt", Buffer.from(plan.after), new AbortController().signal).catch((caught: unknown) => caught);
     expect((error as WorkspaceError).code).toBe("changed");
     expect(readFileSync(path.join(box.outside, "secret.txt"), "utf8")).toBe(`${SECRET}\n`);
+  });
+});
+
+describe("a path ending in \"/\" names a directory", () => {
+  const writeRefusal = (requested: string) =>
+    `${JSON.stringify(requested)} names a directory (a path ending in "/" does), and write_file changes files only, so nothing was written. Give the file's path without the trailing "/".`;
+  const notADirectory = (requested: string) =>
+    `ENOTDIR: ${JSON.stringify(requested)} names a directory (a path ending in "/" does), but it is not one (in the workspace ${box.ws}). Give the path without the trailing "/".`;
+
+  it("write_file refuses \"a.txt/\" for an existing file and leaves it as it was", async () => {
+    box.write("slash/a.txt", "kept\n");
+    await expect(box.call(() => write_file("slash/a.txt/", "pwned\n"))).resolves.toBe(writeRefusal("slash/a.txt/"));
+    expect(readFileSync(path.join(box.ws, "slash/a.txt"), "utf8")).toBe("kept\n");
+  });
+
+  it.each([["fresh/new.txt/"], ["fresh/new.txt/."], ["fresh/"]])("write_file refuses %j and creates nothing", async (requested) => {
+    await expect(box.call(() => write_file(requested, "x\n"))).resolves.toBe(writeRefusal(requested));
+    expect(existsSync(path.join(box.ws, "fresh"))).toBe(false);
+  });
+
+  it("edit_file refuses \"a.txt/\" for an existing file and leaves it as it was", async () => {
+    box.write("slash/b.txt", "one\n");
+    await expect(box.call(() => edit_file("slash/b.txt/", "one", "two"))).resolves.toBe(
+      '"slash/b.txt/" names a directory (a path ending in "/" does), and edit_file changes files only, so nothing was changed. Give the file\'s path without the trailing "/".',
+    );
+    expect(readFileSync(path.join(box.ws, "slash/b.txt"), "utf8")).toBe("one\n");
+  });
+
+  it("read_file of \"a.txt/\" fails with ENOTDIR, as POSIX does, for a file and for a link to one", async () => {
+    box.write("slash/c.txt", "text\n");
+    symlinkSync("c.txt", path.join(box.ws, "slash/c-link"));
+    expect(await rejected(box.call(() => read_file("slash/c.txt/")), "path")).toBe(notADirectory("slash/c.txt/"));
+    expect(await rejected(box.call(() => read_file("slash/c-link/")), "path")).toBe(notADirectory("slash/c-link/"));
+    expect(await rejected(box.call(() => read_file("slash/c.txt/.")), "path")).toBe(notADirectory("slash/c.txt/."));
+  });
+
+  it("list_files of \"a.txt/\" fails with ENOTDIR, and of \"dir/\" lists the directory", async () => {
+    box.write("listed/d.txt", "d\n");
+    expect(await rejected(box.call(() => list_files("listed/d.txt/")), "dir")).toBe(notADirectory("listed/d.txt/"));
+    await expect(box.call(() => list_files("listed/"))).resolves.toBe("listed/d.txt");
+  });
+});
+
+describe("a replaced file's setuid and setgid bits", () => {
+  it.each([
+    ["4755", "755"],
+    ["2755", "755"],
+    ["6750", "750"],
+    ["1755", "1755"],
+  ])("a file of mode %s has mode %s once write_file replaced it", async (before, after) => {
+    const file = box.write(`modes/w-${before}.sh`, "#!/bin/sh\n");
+    chmodSync(file, Number.parseInt(before, 8));
+    await box.call(() => write_file(`modes/w-${before}.sh`, "#!/bin/sh\necho new\n"));
+    expect(readFileSync(file, "utf8")).toBe("#!/bin/sh\necho new\n");
+    expect((statSync(file).mode & 0o7777).toString(8)).toBe(after);
+  });
+
+  it("edit_file clears them too, keeping the permission bits", async () => {
+    const file = box.write("modes/e.sh", "#!/bin/sh\necho old\n");
+    chmodSync(file, 0o6711);
+    await box.call(() => edit_file("modes/e.sh", "old", "new"));
+    expect(statSync(file).mode & 0o7777).toBe(0o711);
+    expect(readFileSync(file, "utf8")).toBe("#!/bin/sh\necho new\n");
   });
 });
 
