@@ -6,7 +6,8 @@
  * carries the change it shows (`shown`); the executor hands it to that call's run, which writes only if
  * it would still make that change.
  */
-import { planEdit, planWrite, shownChangeOf, type Plan, type ShownChange } from "../workspace/file-change.js";
+import { planEdit, planWrite, shownChangeOf, type Plan } from "../workspace/file-change.js";
+import type { ShownChange } from "../workspace/shown-change.js";
 
 export type Preview = { refusal: string } | { preview: string; shown: ShownChange };
 

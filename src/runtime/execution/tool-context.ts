@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { ToolCallContext, ToolContext } from "../loop/types.js";
-import type { ShownChange } from "../workspace/file-change.js";
+import type { ShownChange } from "../workspace/shown-change.js";
 import { SILENT_REPORTS } from "./tool-reports.js";
 
 /**

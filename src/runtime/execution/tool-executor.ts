@@ -5,7 +5,7 @@ import type { SchemasFile, ToolAnnotations, ToolBinding, ToolDefinition } from "
 import { previewFileChange, type Preview } from "../approval/file-change-preview.js";
 import { needsApproval, notApprovedMessage } from "../approval/needs-approval.js";
 import type { ToolCall } from "../loop/messages.js";
-import type { ShownChange } from "../workspace/file-change.js";
+import type { ShownChange } from "../workspace/shown-change.js";
 import { bindArguments } from "./bind-arguments.js";
 import { callWithTimeout } from "./call-with-timeout.js";
 import { argumentsText, checkArguments, type CompiledValidator } from "./check-arguments.js";

@@ -15,6 +15,7 @@ import { fileKind } from "./file-kind.js";
 import { openConfined } from "./open-confined.js";
 import { withPathLock } from "./path-lock.js";
 import { replaceFile, targetRealPath } from "./replace-file.js";
+import type { ShownChange } from "./shown-change.js";
 import {
   countLines, LIMIT_TEXT, lineNumbers, listLines, LISTED_LINES, matchIndexes, MAX_TEXT_BYTES, replaceAt, unwritableTextProblem,
 } from "./text-edit.js";
@@ -35,12 +36,6 @@ export interface FileChange {
 }
 
 export type Plan = { refusal: string } | FileChange;
-
-/** The change a call's approval showed: the call (as `FileChange.call`) and what the change would do, hashed. */
-export interface ShownChange {
-  call: string;
-  fingerprint: string;
-}
 
 /** An existing file's text, or why it has none to show. */
 export type CurrentText = { text: string } | { binary: string } | { tooLarge: number };
