@@ -217,6 +217,21 @@ describe("a file changed between the screen and the write", () => {
     expect(readFileSync(path.join(ws, "a.txt"), "utf8")).toBe("precious\n");
   });
 
+  it("two calls of one turn to the same file: each is shown against the file the call before it left, and both are written", async () => {
+    const ws = tempDir();
+    writeFileSync(path.join(ws, "a.txt"), "one\n");
+    const { requestTurn, requests } = scriptedRequester([
+      toolTurn(call("c1", "write_file", JSON.stringify({ path: "a.txt", content: "two\n" })), call("c2", "edit_file", JSON.stringify({ path: "a.txt", old_text: "two", new_text: "three" }))),
+      answerTurn("done"),
+    ]);
+    const previews: string[] = [];
+    const agent = createAgent({ requestTurn, executor: builtInExecutor(), model: "m", workspace: ws, approve: (_call, info) => (previews.push(info.preview ?? ""), true) });
+    await agent.run("go");
+    expect(previews).toEqual(["--- a/a.txt\n+++ b/a.txt\n@@ -1,1 +1,1 @@\n-one\n+two", "--- a/a.txt\n+++ b/a.txt\n@@ -1,1 +1,1 @@\n-two\n+three"]);
+    expect(requests[1]?.messages.filter((message) => message.role === "tool").map((message) => message.content)).toEqual(['replaced "a.txt": 4 bytes, 1 line.', 'edited "a.txt": 1 replacement, on line 1.']);
+    expect(readFileSync(path.join(ws, "a.txt"), "utf8")).toBe("three\n");
+  });
+
   it("a preview never approved does not block the same call when it is made again on a changed file", async () => {
     const ws = tempDir();
     writeFileSync(path.join(ws, "a.txt"), "one\n");

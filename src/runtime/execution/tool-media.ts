@@ -3,8 +3,10 @@
  * with strings, kept in order. Each item holds its bytes (copied, so the tool may reuse its buffer) and
  * its MIME type; the executor turns it into a result item (tool-result-items.ts) and refuses one over
  * `MAX_MEDIA_BYTES`. The items are recognised by a registered symbol, so that a tool that loads its own
- * copy of the package still returns items the runtime knows.
+ * copy of the package still returns items the runtime knows. An image declared PNG, JPEG, GIF or WebP
+ * must begin as that type does (image-signature.ts): the provider would refuse the whole request.
  */
+import { imageMismatch, SIGNATURE_BYTES } from "./image-signature.js";
 
 /** The most bytes one image or audio item may hold (10 MiB), apart from the result's text cap. */
 export const MAX_MEDIA_BYTES = 10 * 1024 * 1024;
@@ -30,8 +32,8 @@ export type MediaBytes = Uint8Array | ArrayBuffer;
 
 /**
  * An image as a tool result: `bytes` (a Buffer, Uint8Array or ArrayBuffer, copied now) and its MIME type
- * (`image/png`, `image/jpeg`, …). Throws a TypeError for bytes of another kind or a MIME type that is not
- * `image/…`: that is a bug in the tool.
+ * (`image/png`, `image/jpeg`, …). Throws a TypeError for bytes of another kind, a MIME type that is not
+ * `image/…`, or bytes that are not of the declared PNG, JPEG, GIF or WebP type: that is a bug in the tool.
  */
 export function toolImage(bytes: MediaBytes, mimeType: string): ToolImage {
   return mediaItem("image", bytes, mimeType);
@@ -63,7 +65,30 @@ function mediaItem<K extends MediaKind>(kind: K, bytes: MediaBytes, mimeType: st
   if (match === null || match[1]!.toLowerCase() !== kind) {
     throw new TypeError(`${made}(bytes, mimeType) needs an ${kind} MIME type such as "${kind === "image" ? "image/png" : "audio/wav"}", not ${JSON.stringify(mimeType) ?? String(mimeType)}.`);
   }
+  if (kind === "image") checkImageBytes(copy, mimeType);
   return Object.freeze({ [MEDIA]: kind, mimeType, bytes: copy });
+}
+
+/**
+ * Throws when `bytes` are not of the PNG, JPEG, GIF or WebP type declared. An image over
+ * `MAX_MEDIA_BYTES` is not checked: it is refused for its size when returned, which is what to fix first.
+ */
+function checkImageBytes(bytes: Uint8Array, mimeType: string): void {
+  if (bytes.byteLength > MAX_MEDIA_BYTES) return;
+  const mismatch = imageMismatch(mimeType, bytes.subarray(0, SIGNATURE_BYTES));
+  if (mismatch === undefined) return;
+  const made = `toolImage(bytes, ${JSON.stringify(mimeType)}) needs the bytes of a ${mismatch.declared} image`;
+  if (mismatch.actual !== undefined) {
+    throw new TypeError(`${made}, not those of a ${mismatch.actual.name} one: pass "${mismatch.actual.mimeType}" as its MIME type.`);
+  }
+  throw new TypeError(`${made}, not ${leadingBytes(bytes)} (no PNG, JPEG, GIF or WebP signature): pass the image file's own bytes, or its own MIME type.`);
+}
+
+/** What `bytes` begin with, in hex, as one compares them with a signature. */
+function leadingBytes(bytes: Uint8Array): string {
+  if (bytes.byteLength === 0) return "0 bytes";
+  const shown = [...bytes.subarray(0, 8)].map((byte) => byte.toString(16).padStart(2, "0")).join(" ");
+  return `bytes that begin ${shown}${bytes.byteLength > 8 ? " …" : ""}`;
 }
 
 function describe(value: unknown): string {

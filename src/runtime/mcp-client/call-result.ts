@@ -10,6 +10,7 @@
  * declared `image/png`), is a note instead: sent, it would make the provider refuse the request, and so
  * end the run (and every resume).
  */
+import { imageMismatch } from "../execution/image-signature.js";
 import { NO_OUTPUT } from "../execution/tool-messages.js";
 import type { ToolResultItem } from "../loop/messages.js";
 import { mediaNote, TOOL_RESULT_IMAGE_TYPES } from "../loop/tool-result-items.js";
@@ -69,26 +70,11 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 function unfitImage(mimeType: string, data: string): string | undefined {
   if (!TOOL_RESULT_IMAGE_TYPES.includes(mimeType)) return undefined;
   if (data.length % 4 !== 0 || !BASE64.test(data)) return "its data is not base64";
-  const declared = IMAGE_SIGNATURES.find((format) => format.mimeType === mimeType);
   // The first 16 characters are the first 12 bytes: enough for every signature, without decoding the rest.
-  const start = Buffer.from(data.slice(0, 16), "base64");
-  if (declared === undefined || declared.matches(start)) return undefined;
-  const actual = IMAGE_SIGNATURES.find((format) => format.matches(start));
-  return `its bytes are not a ${declared.name} image${actual !== undefined ? ` but a ${actual.name} one` : ""}`;
+  const mismatch = imageMismatch(mimeType, Buffer.from(data.slice(0, 16), "base64"));
+  if (mismatch === undefined) return undefined;
+  return `its bytes are not a ${mismatch.declared} image${mismatch.actual !== undefined ? ` but a ${mismatch.actual.name} one` : ""}`;
 }
-
-const startsWith = (bytes: Buffer, signature: string, at = 0) => bytes.subarray(at, at + signature.length).equals(Buffer.from(signature, "latin1"));
-
-/**
- * How each image type the providers take begins. Anthropic's API checks an image's bytes against its
- * declared type and refuses the whole request when they differ, which would end the run.
- */
-const IMAGE_SIGNATURES: readonly { mimeType: string; name: string; matches(start: Buffer): boolean }[] = [
-  { mimeType: "image/png", name: "PNG", matches: (start) => startsWith(start, "\x89PNG\r\n\x1a\n") },
-  { mimeType: "image/jpeg", name: "JPEG", matches: (start) => startsWith(start, "\xff\xd8\xff") },
-  { mimeType: "image/gif", name: "GIF", matches: (start) => startsWith(start, "GIF87a") || startsWith(start, "GIF89a") },
-  { mimeType: "image/webp", name: "WebP", matches: (start) => startsWith(start, "RIFF") && startsWith(start, "WEBP", 8) },
-];
 
 /** The decoded size of base64 text, without decoding it. */
 function base64Bytes(data: unknown): number {

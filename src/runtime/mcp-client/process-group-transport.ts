@@ -42,7 +42,7 @@ export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 /** The error code (JSON-RPC's implementation-defined range) of the answer standing for one too large to read. */
 export const ANSWER_TOO_LARGE = -32090;
 /** How much of a skipped message's start and end is kept to find its id. */
-const ID_WINDOW = 256;
+export const ID_WINDOW = 256;
 
 const liveGroups = new Set<number>();
 let exitHookInstalled = false;
@@ -264,7 +264,7 @@ class MessageLines {
 }
 
 /** A copy of the last `ID_WINDOW` bytes of the pieces joined. */
-function lastBytes(pieces: readonly Buffer[]): Buffer {
+export function lastBytes(pieces: readonly Uint8Array[]): Buffer {
   const joined = Buffer.concat(pieces.map((piece) => (piece.length > ID_WINDOW ? piece.subarray(-ID_WINDOW) : piece)));
   return Buffer.from(joined.subarray(-ID_WINDOW));
 }
@@ -275,11 +275,11 @@ const ID_AT_START = new RegExp(String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,
 /** `,"jsonrpc":"2.0","id":7}` as the TypeScript SDK writes one. */
 const ID_AT_END = new RegExp(String.raw`,\s*"id"\s*:\s*${ID_VALUE}\s*\}\s*$`);
 
-function idAtStart(text: string): RequestId | undefined {
+export function idAtStart(text: string): RequestId | undefined {
   return requestId(ID_AT_START.exec(text)?.[1]);
 }
 
-function idAtEnd(text: string): RequestId | undefined {
+export function idAtEnd(text: string): RequestId | undefined {
   return requestId(ID_AT_END.exec(text)?.[1]);
 }
 

@@ -302,13 +302,31 @@ class StrictConverter {
     const out: JsonSchema = {};
     for (const [keyword, value] of Object.entries(node)) if (KEPT.has(keyword)) out[keyword] = clone(value);
     if (typeof node.format === "string" && STRICT_FORMATS.has(node.format)) out.format = node.format;
-    if (branches !== undefined) out.anyOf = branches.filter(isSchema).map((branch) => this.convert(branch, where, false));
+    if (branches !== undefined) out.anyOf = this.convertBranches(branches, where, Array.isArray(node.anyOf) ? "anyOf" : "oneOf");
     this.convertObject(node, out, where);
     this.convertItems(node, out, where, words);
     const description = describeWithWords(node.description, words);
     if (description === undefined) delete out.description;
     else out.description = description;
     return optional && !this.admitsNull(node) ? admitNull(out) : out;
+  }
+
+  /**
+   * A union's branches in strict form. A `false` branch matches nothing and is left out (but a union of
+   * nothing else has no strict form); any other that is not an object (a server's `"string"`, `true`) has
+   * none either: leaving it out would leave an empty `anyOf`, which the API refuses, or narrow what the
+   * model may send.
+   */
+  private convertBranches(branches: readonly JsonValue[], where: Where, keyword: string): JsonSchema[] {
+    const converted = branches.flatMap((branch) => {
+      if (isSchema(branch)) return [this.convert(branch, where, false)];
+      if (branch !== false) this.fail(where, notASchemaReason(branch, `a branch of its ${keyword}`));
+      return [];
+    });
+    if (branches.length > 0 && branches.every((branch) => branch === false)) {
+      this.fail(where, `accepts no value (every branch of its ${keyword} is false), which strict mode cannot express`);
+    }
+    return converted;
   }
 
   private convertObject(node: JsonSchema, out: JsonSchema, where: Where): void {
@@ -339,10 +357,16 @@ class StrictConverter {
   private convertItems(node: JsonSchema, out: JsonSchema, where: Where, words: string[]): void {
     const positions = Array.isArray(node.prefixItems) ? node.prefixItems : Array.isArray(node.items) ? node.items : undefined;
     const rest = Array.isArray(node.prefixItems) ? node.items : Array.isArray(node.items) ? undefined : node.items;
+    // An element schema that is not an object has no strict form; `false` is the length bound below.
+    if (rest !== undefined && rest !== false && !isSchema(rest)) this.fail(inside(where, "[]"), notASchemaReason(rest));
     if (positions === undefined) {
       if (isSchema(rest)) out.items = this.convert(rest, inside(where, "[]"), false);
     } else {
-      const elements = positions.filter(isSchema).map((item, index) => this.convert(item, inside(where, `[${index}]`), false));
+      const elements = positions.flatMap((item, index) => {
+        if (isSchema(item)) return [this.convert(item, inside(where, `[${index}]`), false)];
+        if (item !== false) this.fail(inside(where, `[${index}]`), notASchemaReason(item));
+        return [];
+      });
       const after = isSchema(rest) ? this.convert(rest, inside(where, "[]"), false) : undefined;
       const all = after !== undefined ? [...elements, after] : elements;
       const distinct = [...new Map(all.map((element) => [JSON.stringify(orderSchemaKeys(element)), element])).values()];
@@ -361,12 +385,13 @@ class StrictConverter {
 }
 
 /**
- * Why a member whose schema is not an object (a server's `"string"` for `{ "type": "string" }`, a
- * boolean schema) has no strict form: the dialect describes every member with an object.
+ * Why a member, a union's branch or an array's element whose schema is not an object (a server's
+ * `"string"` for `{ "type": "string" }`, a boolean schema) has no strict form: the dialect describes each
+ * with an object.
  */
-function notASchemaReason(schema: JsonValue): string {
+function notASchemaReason(schema: JsonValue, role = "its schema"): string {
   const given = typeof schema === "string" ? `the string ${JSON.stringify(schema.length > 40 ? `${schema.slice(0, 40)}…` : schema)}` : Array.isArray(schema) ? "an array" : String(schema);
-  return `has ${given} as its schema, not a JSON Schema object, which strict mode cannot express`;
+  return `has ${given} as ${role}, not a JSON Schema object, which strict mode cannot express`;
 }
 
 /** The strict schema `out`, also accepting `null`. */

@@ -3,6 +3,8 @@
  * executor's outcome holds (the items in order, their text with a note per medium), the per-item size
  * limit, and which reports reach the caller's `onReport`.
  */
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -11,6 +13,8 @@ import { toolAudio, toolImage } from "../../../src/runtime/execution/tool-media.
 import { callReports, PROGRESS_INTERVAL_MS } from "../../../src/runtime/execution/tool-reports.js";
 import { toolContext } from "../../../src/runtime/execution/tool-context.js";
 import type { ToolReport } from "../../../src/runtime/loop/types.js";
+import type { SchemasFile } from "../../../src/shared/schemas-file.js";
+import { writeFixtureSchemas } from "../../cli/support.js";
 import { richSchemas } from "../../fixtures/rich-results/schemas.js";
 import { PNG, WAV } from "../../fixtures/rich-results/tools/media.js";
 
@@ -56,13 +60,63 @@ describe("a tool that returns images and audio", () => {
 
   it("accepts a Buffer, a Uint8Array view or an ArrayBuffer, copied when made, and refuses anything else", () => {
     const bytes = new Uint8Array([9, 1, 2, 3, 9]);
-    const view = toolImage(bytes.subarray(1, 4), "image/png");
+    // A type whose bytes are not checked: the copy is what this covers.
+    const view = toolImage(bytes.subarray(1, 4), "image/bmp");
     bytes[2] = 7;
     expect([...view.bytes]).toEqual([1, 2, 3]);
     expect([...toolAudio(bytes.buffer, "audio/mpeg").bytes]).toEqual([9, 1, 7, 3, 9]);
     expect(() => toolImage("iVBOR" as unknown as Uint8Array, "image/png")).toThrow('toolImage(bytes, mimeType) needs a Buffer, Uint8Array or ArrayBuffer as bytes, not a string.');
     expect(() => toolImage(bytes, "audio/wav")).toThrow('toolImage(bytes, mimeType) needs an image MIME type such as "image/png", not "audio/wav".');
     expect(() => toolAudio(bytes, "wav")).toThrow('toolAudio(bytes, mimeType) needs an audio MIME type such as "audio/wav", not "wav".');
+  });
+});
+
+describe("an image whose bytes are not of its declared type", () => {
+  const JPEG_START = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46, 0x49, 0x46, 0, 1]);
+
+  it("makes toolImage throw, naming what the bytes are and the MIME type to pass instead", () => {
+    expect(() => toolImage(JPEG_START, "image/png")).toThrow(new TypeError('toolImage(bytes, "image/png") needs the bytes of a PNG image, not those of a JPEG one: pass "image/jpeg" as its MIME type.'));
+    expect(() => toolImage(PNG, "image/webp")).toThrow(new TypeError('toolImage(bytes, "image/webp") needs the bytes of a WebP image, not those of a PNG one: pass "image/png" as its MIME type.'));
+    expect(() => toolImage(Buffer.from("<svg xmlns='http://www.w3.org/2000/svg'/>"), "image/gif")).toThrow(new TypeError(
+      'toolImage(bytes, "image/gif") needs the bytes of a GIF image, not bytes that begin 3c 73 76 67 20 78 6d 6c … (no PNG, JPEG, GIF or WebP signature): pass the image file\'s own bytes, or its own MIME type.',
+    ));
+    expect(() => toolImage(new Uint8Array(0), "image/jpeg")).toThrow(new TypeError(
+      'toolImage(bytes, "image/jpeg") needs the bytes of a JPEG image, not 0 bytes (no PNG, JPEG, GIF or WebP signature): pass the image file\'s own bytes, or its own MIME type.',
+    ));
+  });
+
+  it("is read by the model as a tool that threw, while a right image still goes through", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "sigloop-mislabelled-"));
+    mkdirSync(path.join(dir, "tools"));
+    const media = JSON.stringify(path.resolve("src/runtime/execution/tool-media.js"));
+    writeFileSync(path.join(dir, "tools", "photo.ts"), [
+      `import { toolImage, type ToolImage } from ${media};`,
+      "/** Takes a photo, but labels it a PNG. */",
+      `export function photo(): ToolImage { return toolImage(Buffer.from(${JSON.stringify([...JPEG_START])}), "image/png"); }`,
+      "/** Takes a photo, labelled as what it is. */",
+      `export function jpeg_photo(): ToolImage { return toolImage(Buffer.from(${JSON.stringify([...JPEG_START])}), "image/jpeg"); }`,
+      "",
+    ].join("\n"));
+    const file = writeFixtureSchemas(dir, path.join(dir, "tools"));
+    const photos = createToolExecutor({ schemas: JSON.parse(readFileSync(file, "utf8")) as SchemasFile, schemasDir: dir, timeoutMs: 10_000 });
+    expect(await photos.execute(call("photo"), context())).toEqual({
+      status: "tool_error",
+      content: 'The tool photo itself failed: TypeError: toolImage(bytes, "image/png") needs the bytes of a PNG image, not those of a JPEG one: pass "image/jpeg" as its MIME type.',
+    });
+    expect((await photos.execute(call("jpeg_photo"), context())).items).toEqual([{ type: "image", mimeType: "image/jpeg", data: JPEG_START.toString("base64") }]);
+  });
+
+  it("passes toolImage for every image that begins with its type's signature", () => {
+    const signatures: Record<string, number[]> = {
+      "image/png": [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a],
+      "image/jpeg": [0xff, 0xd8, 0xff],
+      "image/gif": [...Buffer.from("GIF89a")],
+      "image/webp": [...Buffer.from("RIFF"), 1, 2, 3, 4, ...Buffer.from("WEBP")],
+    };
+    fc.assert(fc.property(fc.constantFrom(...Object.keys(signatures)), fc.uint8Array({ maxLength: 64 }), (mimeType, rest) => {
+      const bytes = Buffer.concat([Buffer.from(signatures[mimeType]!), rest]);
+      expect([...toolImage(bytes, mimeType).bytes]).toEqual([...bytes]);
+    }));
   });
 });
 

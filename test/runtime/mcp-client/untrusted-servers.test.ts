@@ -194,6 +194,26 @@ describe("inputSchemas that could hold or stop the agent", () => {
     ]);
   });
 
+  it.each([
+    [{ anyOf: ["string"] }, 'parameter "a" has the string "string" as a branch of its anyOf'],
+    [{ oneOf: [true, { type: "string" }] }, 'parameter "a" has true as a branch of its oneOf'],
+    [{ type: "array", items: "string" }, 'parameter "a" at a[] has the string "string" as its schema'],
+    [{ type: "array", items: true }, 'parameter "a" at a[] has true as its schema'],
+    [{ type: "array", prefixItems: [{ type: "number" }, "string"] }, 'parameter "a" at a[1] has the string "string" as its schema'],
+  ])("in strict mode, a union branch or array element %j that is not an object keeps the tool lenient (never an empty anyOf or an array without items)", (schema, where) => {
+    const { set, notices } = offerInProcess({ type: "object", properties: { a: schema } }, true);
+    expect(set.definitions[0]!.function.strict).toBe(false);
+    expect(notices).toEqual([
+      `mcp: tool "s__t" is offered with strict: false in strict mode: ${where}, not a JSON Schema object, which strict mode cannot express; the model's arguments are still validated`,
+    ]);
+  });
+
+  it("in strict mode, a false branch is left out of the strict form (it matches nothing), and false items still bound the length", () => {
+    const { set, notices } = offerInProcess({ type: "object", properties: { a: { anyOf: [false, { type: "string" }] }, b: { type: "array", prefixItems: [{ type: "string" }], items: false } }, required: ["a", "b"] }, true);
+    expect(notices).toEqual([]);
+    expect(set.definitions[0]!.function.parameters.properties).toEqual({ a: { anyOf: [{ type: "string" }] }, b: { type: "array", items: { type: "string" }, maxItems: 1 } });
+  });
+
   it("property: in strict mode, any JSON a server lists as a member's schema is offered (strict or with a reason) and never throws", () => {
     fc.assert(
       fc.property(fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 4 }), { maxKeys: 4 }), (properties) => {

@@ -121,6 +121,17 @@ describe("a path ending in \"/\" names a directory", () => {
     expect(await rejected(box.call(() => list_files("listed/d.txt/")), "dir")).toBe(notADirectory("listed/d.txt/"));
     await expect(box.call(() => list_files("listed/"))).resolves.toBe("listed/d.txt");
   });
+
+  it("a link to a directory with a trailing \"/\" is that directory: listed, and refused by write_file as any \"dir/\"", async () => {
+    box.write("linked/e.txt", "e\n");
+    symlinkSync("linked", path.join(box.ws, "linked-dir"));
+    // Listed by its real path, as without the "/".
+    await expect(box.call(() => list_files("linked-dir/"))).resolves.toBe("linked/e.txt");
+    await expect(box.call(() => list_files("linked-dir"))).resolves.toBe("linked/e.txt");
+    await expect(box.call(() => write_file("linked-dir/", "x\n"))).resolves.toBe(writeRefusal("linked-dir/"));
+    await expect(box.call(() => write_file("linked/e.txt//", "x\n"))).resolves.toBe(writeRefusal("linked/e.txt//"));
+    expect(readFileSync(path.join(box.ws, "linked/e.txt"), "utf8")).toBe("e\n");
+  });
 });
 
 describe("a replaced file's setuid and setgid bits", () => {
