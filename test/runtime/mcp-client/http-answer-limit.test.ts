@@ -4,18 +4,14 @@
  * server on 127.0.0.1 (raw node:http, answering as JSON or as an event stream) through the library API,
  * and, for how an event stream is cut, against the fetch wrapper alone.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { ServerResponse } from "node:http";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { boundedFetch } from "../../../src/runtime/mcp-client/bounded-fetch.js";
-import { connectMcpServers, type McpServers } from "../../../src/runtime/mcp-client/connect-mcp-servers.js";
-import { parseMcpConfig } from "../../../src/runtime/mcp-client/mcp-config.js";
-import type { ToolExecutor, ToolOutcome } from "../../../src/runtime/loop/types.js";
+import type { McpServers } from "../../../src/runtime/mcp-client/connect-mcp-servers.js";
+import { callTool as call, startRawHttpMcpServer, type RawHttpMcpServer } from "../../support/raw-http-mcp-server.js";
 
 const LIMIT = 10 * 1024 * 1024;
-const noLocalTools: ToolExecutor = { definitions: [], execute: () => Promise.resolve({ status: "unknown_tool", content: "none" }) };
-const tool = (name: string) => ({ name, description: `${name}.`, inputSchema: { type: "object", properties: {} } });
 
 /** How the server answers a call to each tool: the text's size and whether it streams the answer as an event. */
 const ANSWERS: Record<string, { textBytes: number; stream: boolean }> = {
@@ -57,42 +53,15 @@ async function answerCall(response: ServerResponse, id: unknown, name: string): 
   response.end();
 }
 
-async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-  if (request.method !== "POST") return void response.writeHead(405).end();
-  let text = "";
-  for await (const chunk of request) text += String(chunk);
-  const message = JSON.parse(text) as { id?: unknown; method: string; params?: Record<string, unknown> };
-  if (message.id === undefined) return void response.writeHead(202).end();
-  const json = (result: unknown): void => void response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: message.id, result }));
-  if (message.method === "initialize") return json({ protocolVersion: message.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "big", version: "1.0.0" } });
-  if (message.method === "tools/list") return json({ tools: Object.keys(ANSWERS).map(tool) });
-  if (message.method === "tools/call") return answerCall(response, message.id, String(message.params?.name));
-  return json({});
-}
-
-let server: Server | undefined;
-const open: McpServers[] = [];
+let server: RawHttpMcpServer | undefined;
 afterEach(async () => {
-  await Promise.all(open.splice(0).map((servers) => servers.close()));
-  await new Promise((resolve) => (server === undefined ? resolve(undefined) : server.close(resolve)));
+  await server?.close();
   server = undefined;
 });
 
 async function startHttp(): Promise<McpServers> {
-  server = createServer((request, response) => void handle(request, response));
-  await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  const parsed = parseMcpConfig("mcp.json", JSON.stringify({ mcpServers: { h: { type: "http", url: `http://127.0.0.1:${port}/mcp` } } }), {});
-  if (!parsed.ok) throw new Error(parsed.error);
-  const connected = await connectMcpServers({ config: parsed.config, local: noLocalTools, callTimeoutMs: 20_000, onNotice: () => undefined });
-  if (!connected.ok) throw new Error(connected.error);
-  expect(connected.servers.failures).toEqual([]);
-  open.push(connected.servers);
-  return connected.servers;
-}
-
-function call(servers: McpServers, name: string): Promise<ToolOutcome> {
-  return servers.executor.execute({ id: "c", type: "function", function: { name, arguments: "{}" } }, { workspace: process.cwd(), signal: new AbortController().signal });
+  server = await startRawHttpMcpServer({ tools: Object.keys(ANSWERS), onCall: answerCall });
+  return await server.connectAgent();
 }
 
 const tooLarge = (name: string, bytes: number) =>

@@ -6,14 +6,10 @@
  * limit, a body that fails midway. Against the fetch wrapper alone, and one call through the library API
  * against a real Streamable HTTP server on 127.0.0.1.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { boundedFetch } from "../../../src/runtime/mcp-client/bounded-fetch.js";
-import { connectMcpServers, type McpServers } from "../../../src/runtime/mcp-client/connect-mcp-servers.js";
-import { parseMcpConfig } from "../../../src/runtime/mcp-client/mcp-config.js";
-import type { ToolExecutor } from "../../../src/runtime/loop/types.js";
+import { callTool, startRawHttpMcpServer, type RawHttpMcpServer } from "../../support/raw-http-mcp-server.js";
 
 const POSTED_CALL = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: {} });
 
@@ -143,40 +139,22 @@ describe("the limit itself", () => {
 });
 
 describe("a call whose stream carries a log line past the limit before its result (a real server, the real SDK)", () => {
-  let server: Server | undefined;
-  let servers: McpServers | undefined;
+  let server: RawHttpMcpServer | undefined;
   afterEach(async () => {
-    await servers?.close();
-    await new Promise((resolve) => (server === undefined ? resolve(undefined) : server.close(resolve)));
-    server = servers = undefined;
+    await server?.close();
+    server = undefined;
   });
 
-  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    if (request.method !== "POST") return void response.writeHead(405).end();
-    let text = "";
-    for await (const chunk of request) text += String(chunk);
-    const message = JSON.parse(text) as { id?: unknown; method: string; params?: Record<string, unknown> };
-    if (message.id === undefined) return void response.writeHead(202).end();
-    const json = (result: unknown): void => void response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: message.id, result }));
-    if (message.method === "initialize") return json({ protocolVersion: message.params?.protocolVersion, capabilities: { tools: {}, logging: {} }, serverInfo: { name: "loud", version: "1.0.0" } });
-    if (message.method === "tools/list") return json({ tools: [{ name: "loud", description: "Logs a lot, then answers.", inputSchema: { type: "object", properties: {} } }] });
-    if (message.method !== "tools/call") return json({});
-    response.writeHead(200, { "content-type": "text/event-stream" });
-    response.write(event(JSON.stringify({ method: "notifications/message", params: { level: "debug", data: "d".repeat(11 * 1024 * 1024) }, jsonrpc: "2.0" })));
-    response.end(event(JSON.stringify({ result: { content: [{ type: "text", text: "all done" }] }, jsonrpc: "2.0", id: message.id })));
-  }
-
   it("gets its result", async () => {
-    server = createServer((request, response) => void handle(request, response));
-    await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
-    const { port } = server.address() as AddressInfo;
-    const parsed = parseMcpConfig("mcp.json", JSON.stringify({ mcpServers: { h: { type: "http", url: `http://127.0.0.1:${port}/mcp` } } }), {});
-    if (!parsed.ok) throw new Error(parsed.error);
-    const local: ToolExecutor = { definitions: [], execute: () => Promise.resolve({ status: "unknown_tool", content: "none" }) };
-    const connected = await connectMcpServers({ config: parsed.config, local, callTimeoutMs: 20_000, onNotice: () => undefined });
-    if (!connected.ok) throw new Error(connected.error);
-    servers = connected.servers;
-    const outcome = await servers.executor.execute({ id: "c", type: "function", function: { name: "h__loud", arguments: "{}" } }, { workspace: process.cwd(), signal: new AbortController().signal });
-    expect(outcome).toEqual({ status: "ok", content: "all done" });
+    server = await startRawHttpMcpServer({
+      tools: ["loud"],
+      capabilities: { logging: {} },
+      onCall(response, id) {
+        response.writeHead(200, { "content-type": "text/event-stream" });
+        response.write(event(JSON.stringify({ method: "notifications/message", params: { level: "debug", data: "d".repeat(11 * 1024 * 1024) }, jsonrpc: "2.0" })));
+        response.end(event(JSON.stringify({ result: { content: [{ type: "text", text: "all done" }] }, jsonrpc: "2.0", id })));
+      },
+    });
+    expect(await callTool(await server.connectAgent(), "h__loud")).toEqual({ status: "ok", content: "all done" });
   });
 });
