@@ -91,7 +91,7 @@ Over HTTP (stdin is ignored):
 
   A session belongs to the token (or JWT subject) that opened it: to any other credential its id is
   unknown, and it gets 404 as for an ended session. A request body must arrive within 30 s of its
-  headers, else 408 and the connection is closed.
+  headers, else 408 and the connection is closed. The headers have 10 s to arrive, else the same.
 
 Exit codes: 0 stdin closed, 2 usage or setup error, 5 schemas missing or stale (run ${commandLine("gen")}),
             70 internal error (a bug in sigloop), 130 SIGINT, 141 stderr closed by its reader, 143 SIGTERM.`;

@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { exportJWK, generateKeyPair, SignJWT, type CryptoKey as JoseKey, type JWTHeaderParameters } from "jose";
+import { CompactSign, exportJWK, generateKeyPair, SignJWT, type CryptoKey as JoseKey, type JWTHeaderParameters } from "jose";
 import { CLOCK_SKEW_S, jwtVerifier } from "../../src/mcp/http/jwt-verifier.js";
 import { httpFixtureSchemas, INITIALIZE, post, startHttpServer, type HttpServerRun } from "./http-support.js";
 
@@ -98,7 +98,7 @@ describe("against the server", () => {
   });
 
   it("goes on serving after a typ that could not stand inside a header, or is no string: the reason then names no type", async () => {
-    for (const typ of ['id"+jwt', "x\r\nSet-Cookie: a=b", "jwt\\", "ïd+jwt", 7, { kind: "jwt" }]) {
+    for (const typ of ['id"+jwt', "x\r\nSet-Cookie: a=b", "jwt\\", "ïd+jwt", 7, { kind: "jwt" }, ["jwt"], null, "a".repeat(65)]) {
       const refused = await initialize(await sign({}, { typ: typ as string }));
       expect(refused.status, JSON.stringify(typ)).toBe(401);
       expect(refused.headers.get("www-authenticate")).toContain(`error_description="the JWT's typ is not that of an access token; send an access token (typ at+jwt, JWT or none)"`);
@@ -120,6 +120,16 @@ describe("the verifier with a fixed clock", () => {
     expect(await verify(await sign({ nbf: now + CLOCK_SKEW_S + 1 }, {}, now))).toEqual({ ok: false });
     expect(await verify(await sign({ iat: now + CLOCK_SKEW_S }, {}, now))).toEqual(accepted);
     expect(await verify(await sign({ iat: now + CLOCK_SKEW_S + 1 }, {}, now))).toEqual({ ok: false });
+  });
+
+  // Claims as an issuer might write them, where SignJWT would refuse to: the payload's JSON is signed as it stands.
+  const signRaw = (claims: string): Promise<string> => new CompactSign(new TextEncoder().encode(`{"iss":"${issuer}","aud":"${audience}","sub":"colleague",${claims}}`)).setProtectedHeader({ alg: "ES256", kid: "k1" }).sign(key);
+
+  it("refuses, without a reason, an iat that is no number or past every clock (1e400 reads as Infinity), and an nbf without exp", async () => {
+    expect(await verify(await signRaw(`"exp":${now + 600},"iat":${now}`))).toEqual({ ok: true, subject: "sub:colleague" });
+    for (const claims of [`"exp":${now + 600},"iat":"${now}"`, `"exp":${now + 600},"iat":1e400`, `"exp":${now + 600},"iat":[${now}]`, `"nbf":${now - 10},"iat":${now}`]) {
+      expect(await verify(await signRaw(claims)), claims).toEqual({ ok: false });
+    }
   });
 
   it("takes exactly the access-token types, and any refusal's reason can stand inside a quoted header parameter", async () => {

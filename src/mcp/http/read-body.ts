@@ -1,11 +1,12 @@
 /**
  * Reads a request body up to `maxBytes`, counting bytes as they arrive (a chunked body has no length to
  * trust), within `msLeft`: a client that trickles its body would otherwise hold the connection and the
- * body's buffer for Node's 5-minute `requestTimeout`. A declared `Content-Length` over the limit is
- * refused before anything is read. A body found too large, or too slow, is not read further. After a 413
- * `drainAfterRefusal` lets the client finish sending (discarding it) so the answer reaches it before the
- * connection closes, for at most `drainMs`. `dropUnreadBody` bounds the
- * same way any response that ended before its request's body was read.
+ * body's buffer until Node's whole-request bound (`REQUEST_TIMEOUT_MS` in serve-http.ts), and with no
+ * answer saying why. A declared `Content-Length` over the limit is refused before anything is read. A
+ * body found too large, or too slow, is not read further. After a 413 `drainAfterRefusal` lets the client
+ * finish sending (discarding it) so the answer reaches it before the connection closes, for at most
+ * `drainMs`. `dropUnreadBody` bounds the same way any response that ended before its request's body was
+ * read.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 

@@ -15,7 +15,10 @@
  * target in absolute form (`POST http://HOST:PORT/mcp`, as proxies send) is served as its path, its
  * authority judged as `Host` is (rebinding-guard.ts). Ids are answered as the client wrote them
  * (id-literals.ts). Every request leaves one log line when its response ends (its outcome `error` for
- * any status from 400; its status `aborted` when the client left before any answer).
+ * any status from 400; its status `aborted` when the client left before any answer). Node's own bounds
+ * are tightened to this server's: headers within `HEADERS_TIMEOUT_MS` (else Node's bare 408, then the
+ * connection is closed), and a whole request within `REQUEST_TIMEOUT_MS`, above the headers' and the
+ * body's bounds so that the body's own 408 always comes first.
  */
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server as NodeHttpServer, type ServerResponse } from "node:http";
@@ -67,6 +70,16 @@ const BUSY = { "retry-after": "1" };
 const ANONYMOUS = "anonymous";
 /** How long the unread body of a refused request may go on arriving. */
 const DRAIN_MS = 5000;
+/** How long a request's headers may take to arrive whole: Node's default, 60 s, lets a client hold a connection that long for nothing. */
+export const HEADERS_TIMEOUT_MS = 10_000;
+/**
+ * Node's bound on a whole request, from its first byte until its body has arrived (not its answer: a long
+ * call or stream is not cut). Above headers, body and a drain, so it only ends requests whose body this
+ * server never reads, such as a GET stream sent with a body that does not finish.
+ */
+export const REQUEST_TIMEOUT_MS = HEADERS_TIMEOUT_MS + BODY_TIMEOUT_MS + DRAIN_MS;
+/** How often Node checks those bounds: its default, 30 s, would let the headers' 10 s run to 40 s. */
+const TIMEOUT_CHECK_MS = 1_000;
 
 export async function serveHttp(options: ServeHttpOptions): Promise<{ ok: true; service: HttpService } | { ok: false; error: string }> {
   const { handle, log, logRequest } = options;
@@ -76,7 +89,7 @@ export async function serveHttp(options: ServeHttpOptions): Promise<{ ok: true; 
   let stopping = false;
   let guard: ReturnType<typeof rebindingGuard> = () => undefined;
 
-  const httpServer = createServer((req, res) => {
+  const httpServer = createServer({ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: TIMEOUT_CHECK_MS }, (req, res) => {
     handleRequest(req, res).catch((error: unknown) => {
       log(`http: a request failed inside the server (${error instanceof Error ? error.message : String(error)})`);
       if (!res.headersSent) answerError(res, 500, -32603, "Internal error: the server failed while answering; the request may be retried.");
@@ -87,7 +100,7 @@ export async function serveHttp(options: ServeHttpOptions): Promise<{ ok: true; 
   async function handleRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = performance.now();
     const record: RequestRecord = { httpMethod: req.method ?? "" };
-    // Node would read and drop the unread rest for as long as the client sends it (up to its 5-minute requestTimeout).
+    // Node would read and drop the unread rest for as long as the client sends it (up to REQUEST_TIMEOUT_MS).
     res.once("finish", () => {
       if (!req.complete) dropUnreadBody(req, DRAIN_MS);
     });
