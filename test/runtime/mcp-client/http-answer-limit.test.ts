@@ -17,8 +17,8 @@ const LIMIT = 10 * 1024 * 1024;
 const ANSWERS: Record<string, { textBytes: number; stream: boolean }> = {
   huge_json: { textBytes: 12 * 1024 * 1024, stream: false },
   huge_stream: { textBytes: 12 * 1024 * 1024, stream: true },
-  vast_json: { textBytes: 64 * 1024 * 1024, stream: false },
-  vast_stream: { textBytes: 64 * 1024 * 1024, stream: true },
+  vast_json: { textBytes: 256 * 1024 * 1024, stream: false },
+  vast_stream: { textBytes: 256 * 1024 * 1024, stream: true },
   big_json: { textBytes: 9 * 1024 * 1024, stream: false },
   big_stream: { textBytes: 9 * 1024 * 1024, stream: true },
   small: { textBytes: 2, stream: true },
@@ -77,7 +77,7 @@ describe("an http server's answer larger than sigloop reads", () => {
       expect(await call(servers, "h__small")).toEqual({ status: "ok", content: "aa" });
     });
 
-    it(`a 64 MiB answer (${kind === "json" ? "as JSON" : "as an event stream"}) is skipped as it arrives: the agent's memory grows by far less than the answer`, async () => {
+    it(`a 256 MiB answer (${kind === "json" ? "as JSON" : "as an event stream"}) is skipped as it arrives: the agent's memory grows by far less than the answer`, async () => {
       const servers = await startHttp();
       const before = process.memoryUsage();
       let peak = 0;
@@ -87,8 +87,9 @@ describe("an http server's answer larger than sigloop reads", () => {
       }, 5);
       const outcome = await call(servers, `h__vast_${kind}`).finally(() => clearInterval(sample));
       expect(outcome).toEqual({ status: "tool_error", content: tooLarge(`h__vast_${kind}`, written[`vast_${kind}`]!) });
-      // The limit's 10 MiB held at most, and what the collector has not taken back yet; holding the answer would be over 64 MiB.
-      expect(peak).toBeLessThan(56 * 1024 * 1024);
+      // The limit's 10 MiB held at most, plus what the collector has not taken back yet (3–85 MiB seen on
+      // Node 22 and 24, whatever the answer's size); holding the answer would be more than its 256 MiB.
+      expect(peak).toBeLessThan(192 * 1024 * 1024);
     });
 
     it(`a 9 MiB answer (${kind === "json" ? "as JSON" : "as an event stream"}) arrives whole`, async () => {
