@@ -3,7 +3,8 @@
  * MCP client does with what such a server sends: it answers `initialize` and `tools/list` as JSON, a
  * notification with 202, and hands each `tools/call` to the test, which writes the whole response itself
  * (JSON or an event stream, of any size). `connectAgent` connects the agent's client (the library API) to
- * it as the server `h`, so its tools are `h__<name>`.
+ * it as the server `h`, so its tools are `h__<name>`. Every request it gets is kept in `received`, so a
+ * test can tell what the client sent (a `notifications/cancelled`, a GET resuming a stream).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -20,24 +21,35 @@ export interface RawHttpMcpServerOptions {
   onCall(response: ServerResponse, id: unknown, name: string): void | Promise<void>;
 }
 
+/** One request the server got: its HTTP method, its `last-event-id` header, and the JSON-RPC message a POST carried. */
+export interface ReceivedRequest {
+  httpMethod: string;
+  lastEventId?: string;
+  message?: { id?: unknown; method: string; params?: Record<string, unknown> };
+}
+
 export interface RawHttpMcpServer {
-  /** The agent's client connected to it (`connectMcpServers`), its one server named `h`. */
-  connectAgent(): Promise<McpServers>;
+  /** The agent's client connected to it (`connectMcpServers`), its one server named `h`; `callTimeoutMs` 20000 unless given. */
+  connectAgent(options?: { callTimeoutMs?: number }): Promise<McpServers>;
+  /** Every request so far, in the order they came. */
+  readonly received: readonly ReceivedRequest[];
   close(): Promise<void>;
 }
 
 const noLocalTools: ToolExecutor = { definitions: [], execute: () => Promise.resolve({ status: "unknown_tool", content: "none" }) };
 
 export async function startRawHttpMcpServer(options: RawHttpMcpServerOptions): Promise<RawHttpMcpServer> {
-  const server = createServer((request, response) => void answer(options, request, response));
+  const received: ReceivedRequest[] = [];
+  const server = createServer((request, response) => void answer(options, request, response, received));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   const connected: McpServers[] = [];
   return {
-    async connectAgent() {
+    received,
+    async connectAgent({ callTimeoutMs = 20_000 } = {}) {
       const parsed = parseMcpConfig("mcp.json", JSON.stringify({ mcpServers: { h: { type: "http", url: `http://127.0.0.1:${port}/mcp` } } }), {});
       if (!parsed.ok) throw new Error(parsed.error);
-      const made = await connectMcpServers({ config: parsed.config, local: noLocalTools, callTimeoutMs: 20_000, onNotice: () => undefined });
+      const made = await connectMcpServers({ config: parsed.config, local: noLocalTools, callTimeoutMs, onNotice: () => undefined });
       if (!made.ok) throw new Error(made.error);
       if (made.servers.failures.length > 0) throw new Error(`the raw server was left out: ${JSON.stringify(made.servers.failures)}`);
       connected.push(made.servers);
@@ -45,21 +57,27 @@ export async function startRawHttpMcpServer(options: RawHttpMcpServerOptions): P
     },
     async close() {
       await Promise.all(connected.splice(0).map((servers) => servers.close()));
+      // A stream a test left endless (or a client that kept one open) must not hold the close.
+      server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     },
   };
 }
 
-/** One call of `name` (no arguments) through the connected client's executor, as the agent makes it. */
-export function callTool(servers: McpServers, name: string): Promise<ToolOutcome> {
-  return servers.executor.execute({ id: "c", type: "function", function: { name, arguments: "{}" } }, { workspace: process.cwd(), signal: new AbortController().signal });
+/** One call of `name` (no arguments) through the connected client's executor, as the agent makes it, under the run's `signal` (never aborted unless given). */
+export function callTool(servers: McpServers, name: string, signal: AbortSignal = new AbortController().signal): Promise<ToolOutcome> {
+  return servers.executor.execute({ id: "c", type: "function", function: { name, arguments: "{}" } }, { workspace: process.cwd(), signal });
 }
 
-async function answer(options: RawHttpMcpServerOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {
+async function answer(options: RawHttpMcpServerOptions, request: IncomingMessage, response: ServerResponse, received: ReceivedRequest[]): Promise<void> {
+  const lastEventId = request.headers["last-event-id"];
+  const seen: ReceivedRequest = { httpMethod: request.method ?? "", ...(typeof lastEventId === "string" ? { lastEventId } : {}) };
+  received.push(seen);
   if (request.method !== "POST") return void response.writeHead(405).end();
   let text = "";
   for await (const chunk of request) text += String(chunk);
-  const message = JSON.parse(text) as { id?: unknown; method: string; params?: Record<string, unknown> };
+  const message = JSON.parse(text) as NonNullable<ReceivedRequest["message"]>;
+  seen.message = message;
   if (message.id === undefined) return void response.writeHead(202).end();
   const json = (result: unknown): void => void response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: message.id, result }));
   if (message.method === "initialize") {

@@ -1,6 +1,7 @@
 /**
  * The `fetch` an http server's transport (the SDK's `StreamableHTTPClientTransport`) is given, so that
- * one answer longer than `MAX_MESSAGE_BYTES` is skipped as it arrives, as on stdio, never held:
+ * one answer longer than `MAX_MESSAGE_BYTES` is skipped as it arrives, as on stdio, never held, and so
+ * that a call stopped before its answer ends (its time limit, an abort) stops being read:
  * - a JSON answer (`application/json`) is held up to the limit, as the SDK would hold it to parse it; one
  *   past it is read to its end without being kept, and the SDK is handed instead the JSON-RPC error
  *   `ANSWER_TOO_LARGE` for the request that was posted, with the answer's size;
@@ -8,12 +9,21 @@
  *   past it is skipped to its end, and the same error takes its place, for the request its message names
  *   (its id at the message's start or end, where the SDKs write it, as on stdio), else for the posted
  *   one, and with the event's own `id:` so that a resumed stream (`Last-Event-ID`) starts after it. An
- *   event that answers no call is only dropped: one whose message is a notification or a request of the
- *   server's (it begins with `"method"`), one of a type other than `message`, and, on the stream a server
- *   opens by itself (GET), one whose message names no id. The events after it pass as before.
+ *   event that answers no call is only dropped: one with no `data` line (comments and fields alone, which
+ *   the SDK skips), one whose message is a notification or a request of the server's (it begins with
+ *   `"method"`), one of a type other than `message`, and, on the stream a server opens by itself (GET),
+ *   one whose message names no id. The events after it pass as before.
  * So the call the answer was for gets the stdio path's message (its size and the limit), a call whose
  * stream carries a huge log line still gets its result, and the server stays usable. Every other
  * response (an error status, a redirect, `202 Accepted`) is returned as it is.
+ *
+ * The SDK gives every POST the transport's own signal, aborted only when the transport closes, and
+ * reads a call's answer on after the call has ended (a stream that never ends, an endless JSON body).
+ * A stopped call's only mark on the wire is the `notifications/cancelled` the SDK posts for it, so that
+ * POST aborts the request it names: the connection is closed (the server sees its response close) and
+ * nothing of it is read any more. A JSON answer's read then fails (the SDK's `send` ends); a stream
+ * handed on stays open and silent instead of ending or failing, since for a stream whose events had ids
+ * the SDK would open it again (a GET with `Last-Event-ID`) to wait for an answer no one waits for.
  */
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
@@ -21,20 +31,53 @@ import { ANSWER_TOO_LARGE, ID_WINDOW, idAtEnd, idAtStart, lastBytes, MAX_MESSAGE
 
 const LF = 10;
 const CR = 13;
+const COLON = 58;
 /** How much of a skipped event's start is kept: its fields before `data` (an `id:` of a resumable server's), and the message's start. */
 const EVENT_START_WINDOW = 1024;
+/** The field name of the lines that make an event carry a message. */
+const DATA = Buffer.from("data");
+const BOM = Buffer.from("\uFEFF");
 
 export function boundedFetch(limit: number = MAX_MESSAGE_BYTES, base: FetchLike = fetch): FetchLike {
+  /** The posted requests whose answers are still being read, each with the abort that stops its read. */
+  const reading = new Map<RequestId, AbortController>();
   return async (url, init) => {
-    const response = await base(url, init);
-    const body = response.body;
-    if (!response.ok || response.status === 202 || body === null) return response;
-    const type = mediaType(response.headers.get("content-type"));
+    const cancelled = cancelledRequestOf(init?.body);
+    if (cancelled !== undefined) reading.get(cancelled)?.abort(new Error(`the request ${cancelled} was cancelled`));
     const answers = requestIdOf(init?.body);
-    if (type === "application/json") return withBody(response, boundedJson(body, limit, answers));
-    if (type === "text/event-stream") return withBody(response, boundedEvents(body, limit, answers));
-    return response;
+    if (answers === undefined) return bounded(await base(url, init), limit, undefined);
+    const stop = new AbortController();
+    reading.set(answers, stop);
+    const done = () => {
+      if (reading.get(answers) === stop) reading.delete(answers);
+    };
+    try {
+      const signal = init?.signal ? AbortSignal.any([init.signal, stop.signal]) : stop.signal;
+      return bounded(await base(url, { ...init, signal }), limit, answers, { stopped: stop.signal, done });
+    } catch (error) {
+      done();
+      throw error;
+    }
   };
+}
+
+/** How the read of a posted request's answer ends: `stopped` once the call was cancelled, `done` when the read is over either way. */
+interface ReadEnd {
+  stopped: AbortSignal;
+  done(): void;
+}
+
+/** `response` with its body bounded (a success's JSON answer or event stream), else as it is, its read's `end` over at once. */
+function bounded(response: Response, limit: number, answers: RequestId | undefined, end?: ReadEnd): Response {
+  const body = response.body;
+  const type = mediaType(response.headers.get("content-type"));
+  const wrapped = response.ok && response.status !== 202 && body !== null && (type === "application/json" || type === "text/event-stream");
+  if (!wrapped) {
+    end?.done();
+    return response;
+  }
+  if (type === "application/json") return withBody(response, boundedJson(body, limit, answers, end));
+  return withBody(response, boundedEvents(silentOnceStopped(body, end), limit, answers));
 }
 
 function mediaType(contentType: string | null): string {
@@ -48,6 +91,20 @@ function requestIdOf(body: RequestInit["body"] | undefined): RequestId | undefin
     const message: unknown = JSON.parse(body);
     if (typeof message !== "object" || message === null || !("method" in message) || !("id" in message)) return undefined;
     const { id } = message;
+    return typeof id === "string" || typeof id === "number" ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The request a POSTed `notifications/cancelled` names; undefined for any other body. */
+function cancelledRequestOf(body: RequestInit["body"] | undefined): RequestId | undefined {
+  if (typeof body !== "string" || !body.includes("notifications/cancelled")) return undefined;
+  try {
+    const message: unknown = JSON.parse(body);
+    if (typeof message !== "object" || message === null || !("method" in message) || message.method !== "notifications/cancelled" || !("params" in message)) return undefined;
+    const { params } = message;
+    const id = typeof params === "object" && params !== null && "requestId" in params ? params.requestId : undefined;
     return typeof id === "string" || typeof id === "number" ? id : undefined;
   } catch {
     return undefined;
@@ -71,23 +128,56 @@ function tooLargeError(bytes: number, limit: number): Error {
   return new Error(`an answer of ${bytes} bytes to no request sigloop could tell was skipped: it is more than the ${limit} sigloop reads of one message`);
 }
 
-function boundedJson(body: ReadableStream<Uint8Array>, limit: number, answers: RequestId | undefined): ReadableStream<Uint8Array> {
+function boundedJson(body: ReadableStream<Uint8Array>, limit: number, answers: RequestId | undefined, end?: ReadEnd): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       let held: Uint8Array[] = [];
       let bytes = 0;
-      for (let read = await reader.read(); !read.done; read = await reader.read()) {
-        bytes += read.value.length;
-        if (bytes <= limit) held.push(read.value);
-        else held = [];
+      try {
+        for (let read = await reader.read(); !read.done; read = await reader.read()) {
+          bytes += read.value.length;
+          if (bytes <= limit) held.push(read.value);
+          else held = [];
+        }
+      } finally {
+        end?.done();
       }
       if (bytes <= limit) for (const piece of held) controller.enqueue(piece);
       else if (answers !== undefined) controller.enqueue(new TextEncoder().encode(JSON.stringify(tooLargeAnswer(answers, bytes, limit))));
       else return controller.error(tooLargeError(bytes, limit));
       controller.close();
     },
-    cancel: (reason) => reader.cancel(reason),
+    cancel(reason) {
+      end?.done();
+      return reader.cancel(reason);
+    },
+  });
+}
+
+/**
+ * `body` as it comes, until the call it answers is stopped: the read's failure then (the aborted
+ * connection's) is not passed on, and the stream stays open with nothing more in it.
+ */
+function silentOnceStopped(body: ReadableStream<Uint8Array>, end: ReadEnd | undefined): ReadableStream<Uint8Array> {
+  if (end === undefined) return body;
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const read = await reader.read();
+        if (!read.done) return controller.enqueue(read.value);
+        end.done();
+        controller.close();
+      } catch (error) {
+        end.done();
+        if (!end.stopped.aborted) controller.error(error);
+      }
+    },
+    cancel(reason) {
+      end.done();
+      return reader.cancel(reason);
+    },
   });
 }
 
@@ -109,11 +199,12 @@ function boundedEvents(body: ReadableStream<Uint8Array>, limit: number, posted: 
   );
 }
 
-/** What is kept of an event past the limit: its size, and its first and last bytes. */
+/** What is kept of an event past the limit: its size, its first and last bytes, and whether it had a `data` line. */
 interface SkippedEvent {
   bytes: number;
   start: Buffer;
   end: Buffer;
+  hasData: boolean;
 }
 
 /** `{"method":` or `{"jsonrpc":"2.0","method":`: a notification or a request, as the SDKs write them. */
@@ -121,10 +212,12 @@ const METHOD_AT_START = /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"method"\s*:
 
 /**
  * The request a skipped event answers (the id its message names, else the posted request's) and the
- * event's own id; undefined for an event that answers none: a notification or request of the server's,
- * an event of a type the SDK ignores, or one naming no id on a stream that answers no posted request.
+ * event's own id; undefined for an event that answers none: one with no `data` line (a huge comment,
+ * which carries no message), a notification or request of the server's, an event of a type the SDK
+ * ignores, or one naming no id on a stream that answers no posted request.
  */
-function skippedAnswer({ start, end }: SkippedEvent, posted: RequestId | undefined): { id: RequestId; eventId?: string } | undefined {
+function skippedAnswer({ start, end, hasData }: SkippedEvent, posted: RequestId | undefined): { id: RequestId; eventId?: string } | undefined {
+  if (!hasData) return undefined;
   const fields = leadingFields(start.toString("utf8"));
   // An empty type is the default one, as the SDK reads it.
   if (fields.event !== undefined && fields.event !== "" && fields.event !== "message") return undefined;
@@ -157,7 +250,8 @@ function leadingFields(start: string): { event?: string; id?: string; data?: str
 /**
  * Server-sent events cut where each ends (an empty line: `\n`, `\r\n` or `\r` twice). An event's
  * pieces are kept until its end and then passed on; one that passes `limit` is dropped as it arrives,
- * and only its size and its first and last bytes are said at its end.
+ * and only its size, its first and last bytes and whether one of its lines was a `data` field are said
+ * at its end (a `data` line may come after a start longer than what is kept of it).
  */
 class EventSplitter {
   #pieces: Uint8Array[] = [];
@@ -170,6 +264,11 @@ class EventSplitter {
   #afterCR = false;
   /** The last byte was a CR ending an event, which the next byte's being an LF or not decides the end of. */
   #endsAfterCR = false;
+  /** How many bytes of the line so far spell the start of `data`; -1 once it is some other line. */
+  #fieldAt = 0;
+  #hasData = false;
+  /** The bytes of a BOM the stream began with so far; -1 once past the stream's start. */
+  #bomAt = 0;
 
   constructor(
     private readonly limit: number,
@@ -197,10 +296,15 @@ class EventSplitter {
       if (byte === LF && afterCR) continue;
       if (byte !== LF && byte !== CR) {
         this.#lineHasBytes = true;
+        if (this.#fieldAt >= 0) this.#spell(byte);
         continue;
       }
       if (this.#lineHasBytes) {
         this.#lineHasBytes = false;
+        // `data` alone on its line is a data field too, with an empty value.
+        if (this.#fieldAt === DATA.length) this.#hasData = true;
+        this.#fieldAt = 0;
+        this.#bomAt = -1;
         continue;
       }
       if (byte === CR) {
@@ -218,6 +322,22 @@ class EventSplitter {
   end(): void {
     this.#endsAfterCR = false;
     this.#endEvent();
+  }
+
+  /** Follows the line's first bytes as far as they can still be the field name `data` and its colon. */
+  #spell(byte: number): void {
+    // The SDK's parser drops a BOM at the stream's start, before the first field.
+    if (this.#bomAt >= 0 && byte === BOM[this.#bomAt]) {
+      this.#bomAt += 1;
+      if (this.#bomAt === BOM.length) this.#bomAt = -1;
+      return;
+    }
+    this.#bomAt = -1;
+    if (this.#fieldAt < DATA.length) this.#fieldAt = byte === DATA[this.#fieldAt] ? this.#fieldAt + 1 : -1;
+    else {
+      if (byte === COLON) this.#hasData = true;
+      this.#fieldAt = -1;
+    }
   }
 
   #take(piece: Uint8Array): void {
@@ -238,13 +358,16 @@ class EventSplitter {
   }
 
   #endEvent(): void {
-    if (this.#skipping) this.skipped({ bytes: this.#size, start: this.#start, end: this.#end });
+    if (this.#skipping) this.skipped({ bytes: this.#size, start: this.#start, end: this.#end, hasData: this.#hasData || this.#fieldAt === DATA.length });
     else for (const piece of this.#pieces) this.pass(piece);
     this.#pieces = [];
     this.#size = 0;
     this.#skipping = false;
     this.#start = Buffer.alloc(0);
     this.#end = Buffer.alloc(0);
+    this.#fieldAt = 0;
+    this.#hasData = false;
+    this.#bomAt = -1;
   }
 }
 

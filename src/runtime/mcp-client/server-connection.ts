@@ -2,7 +2,8 @@
  * One MCP server for the length of a run: started (stdio in its own process group, or Streamable HTTP,
  * whose answers are read up to the stdio limit, see `bounded-fetch.ts`),
  * initialised and its tools listed (every `tools/list` page, up to `MAX_TOOL_PAGES`) within a time limit;
- * calls bounded by their own limit, an abort sending `notifications/cancelled` (the SDK's); a server that
+ * calls bounded by their own limit, an abort sending `notifications/cancelled` (the SDK's; on http it
+ * also ends the call's request, see `bounded-fetch.ts`); a server that
  * stops mid-run is started once more by the next call, inside that call's time (the tools it lists then
  * are passed on as after a `list_changed`), and after a second failure stays out for the rest of the
  * run. `notifications/tools/list_changed` lists the tools again:

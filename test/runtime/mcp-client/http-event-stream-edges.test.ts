@@ -63,6 +63,36 @@ describe("an event past the limit on a call's stream", () => {
   });
 });
 
+describe("an event past the limit that begins with a comment longer than what is kept of its start", () => {
+  const result = event(JSON.stringify({ jsonrpc: "2.0", id: 7, result: { content: [] } }));
+
+  it("with no data line (a comment carries no message) is dropped, and the call's result after it passes", async () => {
+    expect(await handedOn([`: ${"x".repeat(2000)}\n\n`, result], 200)).toBe(result);
+    expect(await handedOn([`\uFEFF: ${"x".repeat(2000)}\r\nretry: 10\r\n\r\n`, result], 200)).toBe(result);
+  });
+
+  it("with a data line after the comment is the error for the posted request, a BOM before it too", async () => {
+    const answer = `: ${"x".repeat(2000)}\ndata: {"jsonrpc":"2.0","result":{}}\n\n`;
+    expect(await handedOn([answer], 200)).toBe(`event: message\ndata: ${tooLarge(7, bytesOf(answer), 200)}\n\n`);
+    const bom = `\uFEFFdata: {"jsonrpc":"2.0","result":{"text":"${"z".repeat(400)}"}}\n\n`;
+    expect(await handedOn([bom], 200)).toBe(`event: message\ndata: ${tooLarge(7, bytesOf(bom), 200)}\n\n`);
+  });
+
+  it("property: cut anywhere, it answers the posted call exactly when one of its lines is a data field", async () => {
+    const other = fc.oneof(fc.stringMatching(/^: ?[a-z ]{0,30}$/), fc.constantFrom("event: message", "retry: 10", "dat", "dataa: x", "data x", "xdata: y", ":data: z", " data: w"));
+    const lines = fc.tuple(fc.array(other, { maxLength: 6 }), fc.option(fc.nat(), { nil: undefined }), fc.constantFrom("\n", "\r\n", "\r"));
+    await fc.assert(fc.asyncProperty(lines, fc.array(fc.nat(), { maxLength: 8 }), async ([others, dataAt, end], at) => {
+      const all = [`: ${"p".repeat(300)}`, ...others];
+      if (dataAt !== undefined) all.splice(1 + (dataAt % all.length), 0, `data: {"jsonrpc":"2.0","result":{}}`);
+      const text = `${all.join(end)}${end}${end}`;
+      const bytes = Buffer.from(text);
+      const points = [...new Set(at.map((point) => point % (bytes.length + 1)))].sort((a, b) => a - b);
+      const chunks = [0, ...points].map((start, index) => bytes.subarray(start, [...points, bytes.length][index]));
+      expect(await handedOn(chunks, 200)).toBe(dataAt === undefined ? "" : `event: message\ndata: ${tooLarge(7, bytes.length, 200)}\n\n`);
+    }));
+  });
+});
+
 describe("an event past the limit on the stream a server opens by itself (GET)", () => {
   it("that answers a request (a call resumed there) is the error for the id it names, wherever the SDK writes it", async () => {
     const typescript = event(`{"result":{"text":"${"a".repeat(400)}"},"jsonrpc":"2.0","id":3}`, "event: message\nid: 9\n");
@@ -156,5 +186,17 @@ describe("a call whose stream carries a log line past the limit before its resul
       },
     });
     expect(await callTool(await server.connectAgent(), "h__loud")).toEqual({ status: "ok", content: "all done" });
+  });
+
+  it("gets its result after a comment past the limit too", async () => {
+    server = await startRawHttpMcpServer({
+      tools: ["padded"],
+      onCall(response, id) {
+        response.writeHead(200, { "content-type": "text/event-stream" });
+        response.write(`: ${"p".repeat(11 * 1024 * 1024)}\n\n`);
+        response.end(event(JSON.stringify({ result: { content: [{ type: "text", text: "after the padding" }] }, jsonrpc: "2.0", id })));
+      },
+    });
+    expect(await callTool(await server.connectAgent(), "h__padded")).toEqual({ status: "ok", content: "after the padding" });
   });
 });
