@@ -3,9 +3,11 @@
  * OpenAI on purpose: fields a response carries (`refusal`, `annotations`, `audio`, `parsed`…) and
  * deprecated ones (`function_call`) must never be echoed back in history, and every tool call must be
  * answered exactly once, in order, before the conversation goes on. A `strict: true` function definition
- * must keep to OpenAI's strict dialect (strict-dialect.ts), as the real API demands.
+ * must keep to OpenAI's strict dialect (strict-dialect.ts), as the real API demands, and no function's
+ * parameters may hold an array schema without `items` (array-items.ts), strict or not.
  */
 import type { ChatRequestBody } from "./wire-shapes.js";
+import { missingItemsProblem } from "./array-items.js";
 import { strictDialectViolations } from "./strict-dialect.js";
 
 const ALLOWED_KEYS: Record<string, readonly string[]> = {
@@ -50,8 +52,8 @@ function toolsProblems(tools: unknown): string[] {
     else seen.add(fn.name);
     if (fn.parameters !== undefined && !isRecord(fn.parameters)) problems.push(`tools[${i}].function.parameters must be an object`);
     if (fn.strict !== undefined && typeof fn.strict !== "boolean") problems.push(`tools[${i}].function.strict must be a boolean`);
-    // Like OpenAI: a strict definition outside the dialect is refused, naming its first problem.
-    const strictProblem = fn.strict === true ? strictDialectViolations(fn.parameters)[0] : undefined;
+    // Like OpenAI: a definition is refused naming its first problem, a missing `items` before the strict dialect's.
+    const strictProblem = missingItemsProblem(fn.parameters) ?? (fn.strict === true ? strictDialectViolations(fn.parameters)[0] : undefined);
     if (strictProblem !== undefined) problems.push(`Invalid schema for function '${String(fn.name)}': ${strictProblem}`);
   });
   return problems;

@@ -4,9 +4,11 @@
  * a `function_call_output` without its `function_call` earlier in the input; a `function_call` never
  * answered; a reasoning item that is not exactly one the server issued (with `store: false` the API has
  * only its encrypted content to go on); function tools whose `strict` is left out (the API then takes
- * `true`) or `true` for a schema outside OpenAI's strict dialect; a `function_call_output` list item that
+ * `true`) or `true` for a schema outside OpenAI's strict dialect, and any whose parameters hold an array
+ * schema without `items` (array-items.ts); a `function_call_output` list item that
  * is not `input_text` or an `input_image` holding a real image of the type it claims.
  */
+import { missingItemsProblem } from "./array-items.js";
 import { imageDataProblem } from "./image-data.js";
 import { strictDialectViolations } from "./strict-dialect.js";
 
@@ -102,8 +104,8 @@ function toolsProblems(tools: unknown): string[] {
     for (const key of Object.keys(tool)) if (!["type", "name", "description", "parameters", "strict"].includes(key)) problems.push(`Unknown parameter: 'tools[${i}].${key}'.`);
     if (typeof tool.name !== "string" || !/^[a-zA-Z0-9_-]{1,64}$/.test(tool.name)) problems.push(`Invalid 'tools[${i}].name'.`);
     if (tool.strict !== undefined && typeof tool.strict !== "boolean") problems.push(`Invalid type for 'tools[${i}].strict': expected a boolean.`);
-    // The API's default is strict: a lenient schema must say `strict: false`.
-    const strictProblem = tool.strict !== false ? strictDialectViolations(tool.parameters)[0] : undefined;
+    // The API's default is strict: a lenient schema must say `strict: false`. A missing `items` is refused either way, first.
+    const strictProblem = missingItemsProblem(tool.parameters) ?? (tool.strict !== false ? strictDialectViolations(tool.parameters)[0] : undefined);
     if (strictProblem !== undefined) problems.push(`Invalid schema for function '${String(tool.name)}': ${strictProblem}`);
   });
   return problems;

@@ -24,6 +24,7 @@
 import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from "node:http";
 import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
+import { missingItemsRefusal } from "./array-items.js";
 import { contextLimitRefusal, type ContextLimit } from "./context-limit.js";
 import { openReplyBody, type ContentCoding } from "./reply-encoding.js";
 import { findViolations } from "./request-rules.js";
@@ -117,7 +118,9 @@ export async function startScriptedServer(options: ScriptedServerOptions): Promi
         options.onRequest?.(request);
         waiters.splice(0).forEach((wake) => wake());
         if (request.violations.length > 0) {
-          sendError(res, request.dialect, 400, request.violations.join("; "), "invalid_request_error");
+          const refusal = functionSchemaRefusal(request);
+          if (refusal !== undefined) sendStatus(res, refusal);
+          else sendError(res, request.dialect, 400, request.violations.join("; "), "invalid_request_error");
           return;
         }
         const guard = checkAccess(req, request, options);
@@ -350,6 +353,17 @@ function sendStatus(res: ServerResponse, fault: StatusFault): void {
     ...fault.headers,
   });
   res.end(payload);
+}
+
+/**
+ * OpenAI's own answer to a function whose parameters hold an array without `items` (array-items.ts): that
+ * one error, naming the tool's parameters as `param`, as the SDK's caller would see it.
+ */
+function functionSchemaRefusal(request: RecordedRequest): StatusFault | undefined {
+  if (request.dialect === "anthropic") return undefined;
+  const refusal = missingItemsRefusal(request.body?.tools, request.dialect);
+  if (refusal === undefined || !request.violations.includes(refusal.message)) return undefined;
+  return { fault: "status", status: 400, body: { error: { message: refusal.message, type: "invalid_request_error", param: refusal.param, code: "invalid_function_parameters" } } };
 }
 
 function sendError(res: ServerResponse, dialect: Dialect, status: number, message: string, type: string): void {

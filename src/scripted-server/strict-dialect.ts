@@ -11,12 +11,14 @@
  *   multipleOf, minItems, maxItems;
  * - a schema says what it is (`type`, `anyOf`, `$ref`, `enum` or `const`); a `$ref` stands alone and
  *   points into the schema;
+ * - an array schema has `items` (array-items.ts: refused whether strict or not, and named first);
  * - at most 5000 object properties, 10 levels of nested objects (following `$ref` until it recurses),
  *   1000 enum values, 120,000 characters of property names, definition names, enum values and const
  *   values in all (code points; a value that is not a string counts as its JSON text), and 15,000
  *   characters in one enum of more than 250 strings. OpenAI documents these limits but not the words of
  *   its refusals, so the last two messages are written in the style of the others.
  */
+import { missingItemsProblem } from "./array-items.js";
 
 const ALLOWED = new Set([
   "type", "properties", "required", "additionalProperties", "items", "enum", "const", "anyOf", "$ref", "$defs", "definitions",
@@ -54,7 +56,8 @@ export function strictDialectViolations(parameters: unknown): string[] {
     return [`schema must be a JSON Schema of 'type: "object"', got 'type: "${isSchema(parameters) ? String(parameters.type ?? "None") : "None"}"'.`];
   }
   if ("anyOf" in parameters) return [`${where([])}, 'anyOf' is not permitted at the root.`];
-  const problems: string[] = [];
+  const missingItems = missingItemsProblem(parameters);
+  const problems: string[] = missingItems !== undefined ? [missingItems] : [];
   const counts: Counts = { properties: 0, enumValues: 0, characters: 0 };
   checkNode(parameters, [], parameters, problems, counts);
   if (counts.properties > MAX_PROPERTIES) problems.push(`Expected at most ${MAX_PROPERTIES} object properties in total, but received ${counts.properties}.`);

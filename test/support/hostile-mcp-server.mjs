@@ -11,7 +11,7 @@
 //   calls          per tool name: { result } answered as is, { textBytes, idFirst } a text result of that
 //                  many bytes streamed out in chunks (id after the result, as the TypeScript SDK writes it, or
 //                  before it, as the Python SDK does), { listChanged: n } answers "ok" after n list_changed,
-//                  { exit: code } exits without answering
+//                  { exit: code } exits without answering, { echo: true } answers the arguments it received as JSON text
 //   restartTools   the tools it lists instead when $RECORD_FILE shows an earlier start (an initialize)
 // Every request's method is appended to $RECORD_FILE (when set) as a JSON line.
 import { appendFileSync, existsSync, readFileSync } from "node:fs";
@@ -76,6 +76,7 @@ async function answer(message) {
     const behaviour = script.calls?.[params.name] ?? {};
     if (behaviour.textBytes !== undefined) return sendHugeText(id, behaviour.textBytes, behaviour.idFirst === true);
     if (behaviour.exit !== undefined) process.exit(behaviour.exit);
+    if (behaviour.echo === true) return send({ jsonrpc: "2.0", id, result: { content: [{ type: "text", text: JSON.stringify(params.arguments ?? {}) }] } });
     for (let i = 0; i < (behaviour.listChanged ?? 0); i++) await send({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
     return send({ jsonrpc: "2.0", id, result: behaviour.result ?? { content: [{ type: "text", text: "ok" }] } });
   }

@@ -1,8 +1,11 @@
 /**
  * A server's `inputSchema` in the three forms sigloop uses:
- * - offered: as listed, but without a top-level `$schema` and with `properties: {}` added when missing
- *   (providers refuse an object schema without it); this is the tool's `parameters`;
- * - checked: the offered schema with every object that leaves its keys open by omission closed
+ * - offered: as listed, but without a top-level `$schema`, with `properties: {}` added when missing
+ *   (providers refuse an object schema without it) and `items: {}` added to every array schema without
+ *   `items`, at any depth (OpenAI refuses such a function, strict or not; `{}` means what the absence
+ *   meant: any item); this is the tool's `parameters`, the same for every provider;
+ * - checked: the listed schema (without `$schema`, with `properties`, no `items` added: calls are checked
+ *   against the server's own schema) with every object that leaves its keys open by omission closed
  *   (`additionalProperties: false` where neither `additionalProperties`, `patternProperties` nor
  *   `unevaluatedProperties` is written), so a key the model invents is dropped and noted instead of sent.
  *   Objects combined by `allOf`, `$ref` or `if` at the same place are left open: closing one part would
@@ -26,8 +29,9 @@ export function prepareToolSchema(inputSchema: unknown): ToolSchemas {
   const dialect = dialectOf(source.$schema);
   delete source.$schema;
   if (!isSchema(source.properties)) source.properties = {};
+  const checked = structuredClone(source) as ParametersSchema;
   const offered = source as ParametersSchema;
-  const checked = structuredClone(offered);
+  giveArraysItems(offered);
   closeObjects(checked, new Set());
   // Messages list the parameters from `required`: a schema may leave it out.
   if (!Array.isArray(checked.required)) checked.required = [];
@@ -66,6 +70,21 @@ function closeObjects(schema: JsonSchema, seen: Set<JsonSchema>): void {
   for (const key of SUBSCHEMA_LISTS) {
     const list = schema[key];
     if (Array.isArray(list)) for (const child of list) if (isSchema(child)) closeObjects(child, seen);
+  }
+}
+
+/** Keywords whose values are schemas, lists of schemas or maps of names to schemas, in every dialect MCP servers write. */
+const SCHEMA_KEYWORDS = new Set([...SUBSCHEMA_MAPS, ...SUBSCHEMAS, ...SUBSCHEMA_LISTS, "patternProperties", "allOf", "if", "then", "else", "unevaluatedItems", "unevaluatedProperties"]);
+const MAP_KEYWORDS = new Set<string>([...SUBSCHEMA_MAPS, "patternProperties"]);
+
+/** Adds `items: {}` to each array schema that has no `items`; the strict converter still sees the checked schema, without it. */
+function giveArraysItems(schema: JsonSchema): void {
+  const isArray = schema.type === "array" || (Array.isArray(schema.type) && schema.type.includes("array"));
+  if (isArray && !("items" in schema)) schema.items = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (!SCHEMA_KEYWORDS.has(key)) continue;
+    const children = Array.isArray(value) ? value : MAP_KEYWORDS.has(key) && isSchema(value) ? Object.values(value) : [value];
+    for (const child of children) if (isSchema(child)) giveArraysItems(child);
   }
 }
 

@@ -16,8 +16,10 @@
  *   written, and any other place it points at (`#/definitions/box/properties/size`, `#/$defs/x`, `#`)
  *   becomes a definition of its own, named after its path (`box.properties.size`), since the dialect
  *   follows only a definition's name.
- * Open objects (records, index signatures), `{}` (unknown/any), composition keywords the dialect lacks
- * and schemas past its size limits cannot be expressed: then the result lists why, per parameter.
+ * Open objects (records, index signatures), `{}` (unknown/any), an array without `items` (nor positions
+ * to make them from, `items: false` alone included: OpenAI refuses an array schema without `items`),
+ * composition keywords the dialect lacks and schemas past its size limits cannot be expressed: then the
+ * result lists why, per parameter.
  */
 import type { JsonSchema, JsonValue, ParametersSchema } from "../schemas-file.js";
 import { definitionRefName, dropUnusedDefinitions, forEachSchema, isSettled, orderSchemaKeys, pointerSegments, settle, valueAtPointer } from "../schema-walk.js";
@@ -42,6 +44,9 @@ const REBUILT = new Set(["$ref", "anyOf", "oneOf", "properties", "required", "ad
 const INEXPRESSIBLE = ["allOf", "not", "if", "then", "else", "patternProperties", "propertyNames", "dependencies", "additionalItems", "contains"];
 
 const NULL_SCHEMA: JsonSchema = { type: "null" };
+
+/** OpenAI refuses an array schema without `items`, and strict mode has no schema for "any element". */
+const NO_ITEMS_REASON = "is an array without items (no schema for its elements), which strict mode cannot express";
 
 /** A member so named would set the strict object's prototype instead, and vanish from it. */
 const PROTO_NAME = "__proto__";
@@ -304,7 +309,11 @@ class StrictConverter {
     if (typeof node.format === "string" && STRICT_FORMATS.has(node.format)) out.format = node.format;
     if (branches !== undefined) out.anyOf = this.convertBranches(branches, where, Array.isArray(node.anyOf) ? "anyOf" : "oneOf");
     this.convertObject(node, out, where);
+    const problems = this.problems.length;
     this.convertItems(node, out, where, words);
+    // An element schema that has no strict form was named already; one that is not there has not.
+    const types = Array.isArray(out.type) ? out.type : [out.type];
+    if (types.includes("array") && out.items === undefined && this.problems.length === problems) return this.fail(where, NO_ITEMS_REASON);
     const description = describeWithWords(node.description, words);
     if (description === undefined) delete out.description;
     else out.description = description;
