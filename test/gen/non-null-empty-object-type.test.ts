@@ -1,8 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { compileStrict, generateTool, parametersOf } from "./support.js";
 
-/** TypeScript's `{}`: every JSON type but null, in strict Ajv's form (one `anyOf` branch per type, sorted). */
-const anyButNull = [{ type: "array" }, { type: "boolean" }, { type: "number" }, { type: "object" }, { type: "string" }];
+/**
+ * TypeScript's `{}`: every JSON type but null, in strict Ajv's form (one `anyOf` branch per type,
+ * sorted); the array branch has `items: {}`, as OpenAI refuses an array schema without items.
+ */
+const anyButNull = [{ type: "array", items: {} }, { type: "boolean" }, { type: "number" }, { type: "object" }, { type: "string" }];
 
 describe("a parameter or member of type {}", () => {
   const { generation, messages } = generateTool([
@@ -62,9 +65,9 @@ describe("a parameter or member of type {}", () => {
   it("has no strict form: the tool is offered with strict: false and one warning, and unknown keeps its own warning", () => {
     expect(file.strictTools!.find((tool) => tool.function.name === "store")!.function.strict).toBe(false);
     expect(messages).toEqual([
-      // The `{ type: "array" }` branch has no items, which OpenAI refuses: it comes first, before the open object.
-      'tools/t.ts:5:23 warning: tool "store" is offered with strict: false in strict mode: parameter "value" is an array without items (no schema for its elements), which strict mode cannot express (and 1 more); the model\'s arguments are still validated',
-      'tools/t.ts:12:22 warning: tool "keep" is offered with strict: false in strict mode: parameter "opts" at opts.tag is an array without items (no schema for its elements), which strict mode cannot express (and 7 more); the model\'s arguments are still validated',
+      // The array branch's elements (`items: {}`) may be anything, which strict mode cannot say: it comes first, before the open object.
+      'tools/t.ts:5:23 warning: tool "store" is offered with strict: false in strict mode: parameter "value" at value[] accepts any JSON value (its type is unknown or any), which strict mode cannot express (and 1 more); the model\'s arguments are still validated',
+      'tools/t.ts:12:22 warning: tool "keep" is offered with strict: false in strict mode: parameter "opts" at opts.tag[] accepts any JSON value (its type is unknown or any), which strict mode cannot express (and 7 more); the model\'s arguments are still validated',
       'tools/t.ts:12:94 warning: parameter "opts" of tool "keep" has type "unknown" at opts.u, so any JSON value is accepted; a precise type lets the model and the validator do better',
     ]);
   });

@@ -25,9 +25,9 @@ export interface TagProblem extends PlacementProblem {
 /**
  * Makes a tool's `parameters` self-contained and tidy: the definitions its `$ref`s need live inside it
  * under names that are safe in a JSON pointer, unused ones are dropped, tag keywords have their JSON
- * types and sit where that type is, `{}` admits every JSON value but null, and keywords are in a fixed order. Typed tag keywords are placed
- * after the whole tree has its strict-Ajv form, since splitting type lists and tuples moves the types
- * they belong with.
+ * types and sit where that type is, `{}` admits every JSON value but null, every array schema has
+ * `items`, and keywords are in a fixed order. Typed tag keywords are placed after the whole tree has
+ * its strict-Ajv form, since splitting type lists and tuples moves the types they belong with.
  */
 export function finishParameters(
   root: ParametersSchema,
@@ -70,6 +70,7 @@ export function finishParameters(
     if (problem !== undefined) tagProblems.push(problem);
   }
   tagProblems.push(...placeParameterKeywords(withDefinitions.properties as { [name: string]: JsonSchema }, parameterKeywords, toolName));
+  forEachSchema(withDefinitions, anyItems);
   dropUnusedDefinitions(withDefinitions);
   return { parameters: orderSchemaKeys(withDefinitions) as ParametersSchema, problems, tagProblems };
 }
@@ -332,6 +333,17 @@ function fixedLengthTuples(node: JsonSchema): string | undefined {
   node.anyOf = lengths.map((length): JsonSchema =>
     length === 0 ? { type: "array", maxItems: 0 } : { type: "array", items: items.slice(0, length), minItems: length, maxItems: length });
   return undefined;
+}
+
+/**
+ * OpenAI refuses a function whose parameters hold an array schema without `items` (strict or not), and
+ * typescript-json-schema writes none for an empty tuple, nor does `anyValueButNull` for the arrays `{}`
+ * admits; `items: {}` says the same (any element, of which an empty tuple has none). Added once the
+ * tree is otherwise finished, so that tags and the order of `anyOf` branches are decided as before.
+ */
+function anyItems(node: JsonSchema): void {
+  const canBeArray = node.type === "array" || (Array.isArray(node.type) && node.type.includes("array"));
+  if (canBeArray && node.items === undefined) node.items = {};
 }
 
 /** `Tree<string>` → `Tree_string_`, unique within one tool. */

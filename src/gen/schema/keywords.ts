@@ -129,7 +129,12 @@ type Placement = "applied" | "holds" | "excludes" | "mismatch";
 function tupleLength(schema: Schema): number | undefined {
   if (schema.type !== "array") return undefined;
   if (Array.isArray(schema.items)) return schema.items.length;
-  return schema.items === undefined && schema.maxItems === 0 ? 0 : undefined;
+  // An empty tuple's `items` is `{}` once finished, absent before: either way no element is allowed.
+  return (schema.items === undefined || isEmptySchema(schema.items)) && schema.maxItems === 0 ? 0 : undefined;
+}
+
+function isEmptySchema(value: JsonValue): boolean {
+  return isSchema(value) && Object.keys(value).length === 0;
 }
 
 function hasType(schema: Schema, type: JsonType): boolean {
