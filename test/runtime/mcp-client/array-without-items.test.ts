@@ -7,30 +7,16 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { missingItemsProblem } from "../../../src/scripted-server/array-items.js";
 import { strictDialectViolations } from "../../../src/scripted-server/strict-dialect.js";
-import { createMcpToolSet } from "../../../src/runtime/mcp-client/mcp-tool-set.js";
-import type { ServerConnection, ServerTool } from "../../../src/runtime/mcp-client/server-connection.js";
 import { prepareToolSchema } from "../../../src/runtime/mcp-client/tool-schema.js";
-import type { ToolExecutor } from "../../../src/runtime/loop/types.js";
 import { toStrictParameters } from "../../../src/shared/dialects/strict-parameters.js";
 import type { JsonSchema, ParametersSchema } from "../../../src/shared/schemas-file.js";
+import { offerInProcess } from "../../support/in-process-mcp-tool.js";
 import { arrayWithoutItems } from "../../support/nested-arrays.js";
 
-const noLocalTools: ToolExecutor = { definitions: [], execute: () => Promise.resolve({ status: "unknown_tool", content: "" }) };
-
-const server: ServerConnection = {
-  name: "s",
-  start: () => Promise.resolve({ ok: true, tools: [] }),
-  call: (_tool, args) => Promise.resolve({ kind: "result", result: { content: [{ type: "text", text: JSON.stringify(args) }] } }),
-  toolsSettled: () => Promise.resolve(),
-  close: () => Promise.resolve(),
-};
-
+/** The tool offered in-process: its definition as the model sees it, the notices, and a call. */
 function offer(inputSchema: JsonSchema, strict: boolean) {
-  const notices: string[] = [];
-  const set = createMcpToolSet({ local: noLocalTools, strict, onNotice: (line) => notices.push(line) });
-  const added = set.add(server, [{ name: "t", inputSchema } as ServerTool]);
+  const { added, set, notices, call } = offerInProcess(inputSchema, strict);
   if (!added.ok) throw new Error(added.error);
-  const call = (args: unknown) => set.execute({ id: "c1", type: "function", function: { name: "s__t", arguments: JSON.stringify(args) } }, { workspace: "/w", signal: new AbortController().signal });
   return { definition: set.definitions[0]!.function, notices, call };
 }
 

@@ -8,16 +8,14 @@ import path from "node:path";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { connectMcpServers, type McpServers } from "../../../src/runtime/mcp-client/connect-mcp-servers.js";
-import { createMcpToolSet } from "../../../src/runtime/mcp-client/mcp-tool-set.js";
-import type { ServerConnection, ServerTool } from "../../../src/runtime/mcp-client/server-connection.js";
 import { mapCallResult } from "../../../src/runtime/mcp-client/call-result.js";
 import { parseMcpConfig } from "../../../src/runtime/mcp-client/mcp-config.js";
 import { offeredToolName, TOOL_NAME } from "../../../src/runtime/mcp-client/tool-names.js";
-import type { ToolExecutor, ToolOutcome } from "../../../src/runtime/loop/types.js";
+import type { ToolOutcome } from "../../../src/runtime/loop/types.js";
+import { offerInProcess, noLocalTools } from "../../support/in-process-mcp-tool.js";
 import { hostileServer, recorded } from "../../support/mcp-fault-server.js";
 import { tempDir } from "../../cli/support.js";
 
-const noLocalTools: ToolExecutor = { definitions: [], execute: () => Promise.resolve({ status: "unknown_tool", content: "none" }) };
 const object = (properties: Record<string, unknown> = {}) => ({ type: "object", properties });
 const tool = (name: string, extra: Record<string, unknown> = {}) => ({ name, description: `${name}.`, inputSchema: object(), ...extra });
 
@@ -151,22 +149,6 @@ describe("a server started again after it stopped", () => {
     expect(servers.executor.definitions).toBe(before);
   });
 });
-
-/** One tool offered in-process, its calls answered with the arguments received. */
-function offerInProcess(inputSchema: unknown, strict: boolean) {
-  const notices: string[] = [];
-  const server: ServerConnection = {
-    name: "s",
-    start: () => Promise.resolve({ ok: true, tools: [] }),
-    call: (_tool, args) => Promise.resolve({ kind: "result", result: { content: [{ type: "text", text: JSON.stringify(args) }] } }),
-    toolsSettled: () => Promise.resolve(),
-    close: () => Promise.resolve(),
-  };
-  const set = createMcpToolSet({ local: noLocalTools, strict, onNotice: (line) => notices.push(line) });
-  const added = set.add(server, [{ name: "t", inputSchema } as ServerTool]);
-  const callT = (args: unknown) => set.execute({ id: "c", type: "function", function: { name: "s__t", arguments: JSON.stringify(args) } }, { workspace: "/w", signal: new AbortController().signal });
-  return { added, set, notices, call: callT };
-}
 
 describe("inputSchemas that could hold or stop the agent", () => {
   it("one nested thousands of levels deep leaves that tool out with a line; the server's other tools are offered", async () => {
