@@ -8,6 +8,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { expect, it } from "vitest";
 import type { ChatMessage } from "../../src/runtime/loop/messages.js";
+import type { RecordedRequest } from "../../src/scripted-server/scripted-server.js";
 import { cliEnv, tempDir } from "./support.js";
 import { agentOnTerminal, hasScript } from "./pseudo-terminal.js";
 import { useBuiltInTools } from "../tools/file-tools-support.js";
@@ -39,7 +40,12 @@ it.skipIf(!hasScript)("with a prompt on the command line, a y typed while the mo
   expect(resultsRead()).toEqual(["The user did not approve this call to write_file, so it was not run."]);
 }, 60_000);
 
-it.skipIf(!hasScript)("in the chat, lines pasted with the prompt neither answer its approval nor run as prompts", async () => {
+/**
+ * The chat on a terminal, `typed` pasted at its first prompt (a prompt asking for a write, then more):
+ * once the question shows, the screen must say `ignored`; Enter then refuses the write and Ctrl-D ends
+ * the chat. Gives the requests the scripted model received meanwhile, for more checks.
+ */
+async function pasteAheadInTheChat(typed: string, ignored: string): Promise<RecordedRequest[]> {
   const ws = tempDir();
   tools.server().setScript([
     { toolCalls: [{ id: "t1", name: "write_file", arguments: '{"path":"one.txt","content":"1\\n"}' }], delayMs: 1500 },
@@ -48,35 +54,25 @@ it.skipIf(!hasScript)("in the chat, lines pasted with the prompt neither answer 
   const earlier = tools.server().requests.length;
   const term = onTerminal(["--workspace", ws]);
   await term.until(() => term.count("> ") >= 1);
-  term.child.stdin.write("write one\ry\rand then this\r");
+  term.child.stdin.write(typed);
   await term.until(() => term.count(question) >= 1);
-  expect(term.screen()).toContain("2 lines typed before the question were ignored: not taken as its answer, not run as a prompt. Type the answer now.");
+  expect(term.screen()).toContain(ignored);
   term.child.stdin.write("\r");
   await term.until(() => term.count("not written") >= 1 && term.count("> ") >= 2);
   term.child.stdin.write("\u0004");
   expect(await term.exited).toBe(0);
   expect(existsSync(path.join(ws, "one.txt"))).toBe(false);
   expect(resultsRead()).toEqual(["The user did not approve this call to write_file, so it was not run."]);
-  expect(tools.server().requests.length - earlier).toBe(2);
-  const prompts = (tools.server().requests.at(-1)?.body?.messages as ChatMessage[]).filter((m) => m.role === "user").map((m) => m.content);
+  return tools.server().requests.slice(earlier);
+}
+
+it.skipIf(!hasScript)("in the chat, lines pasted with the prompt neither answer its approval nor run as prompts", async () => {
+  const requests = await pasteAheadInTheChat("write one\ry\rand then this\r", "2 lines typed before the question were ignored: not taken as its answer, not run as a prompt. Type the answer now.");
+  expect(requests).toHaveLength(2);
+  const prompts = (requests.at(-1)?.body?.messages as ChatMessage[]).filter((m) => m.role === "user").map((m) => m.content);
   expect(prompts).toEqual(["write one"]);
 }, 60_000);
 
 it.skipIf(!hasScript)("in the chat, a y pasted without Enter is dropped too, so Enter after the question refuses", async () => {
-  const ws = tempDir();
-  tools.server().setScript([
-    { toolCalls: [{ id: "t1", name: "write_file", arguments: '{"path":"one.txt","content":"1\\n"}' }], delayMs: 1500 },
-    { content: "not written" },
-  ]);
-  const term = onTerminal(["--workspace", ws]);
-  await term.until(() => term.count("> ") >= 1);
-  term.child.stdin.write("write one\ry");
-  await term.until(() => term.count(question) >= 1);
-  expect(term.screen()).toContain("1 line typed before the question was ignored: not taken as its answer, not run as a prompt. Type the answer now.");
-  term.child.stdin.write("\r");
-  await term.until(() => term.count("not written") >= 1 && term.count("> ") >= 2);
-  term.child.stdin.write("\u0004");
-  expect(await term.exited).toBe(0);
-  expect(existsSync(path.join(ws, "one.txt"))).toBe(false);
-  expect(resultsRead()).toEqual(["The user did not approve this call to write_file, so it was not run."]);
+  await pasteAheadInTheChat("write one\ry", "1 line typed before the question was ignored: not taken as its answer, not run as a prompt. Type the answer now.");
 }, 60_000);
