@@ -14,8 +14,16 @@
  *   `"method"`), one of a type other than `message`, and, on the stream a server opens by itself (GET),
  *   one whose message names no id. The events after it pass as before.
  * So the call the answer was for gets the stdio path's message (its size and the limit), a call whose
- * stream carries a huge log line still gets its result, and the server stays usable. Every other
- * response (an error status, a redirect, `202 Accepted`) is returned as it is.
+ * stream carries a huge log line still gets its result, and the server stays usable.
+ *
+ * A posted request's stream ends with the event that answers it (a result or an error with its id, as
+ * the SDK's schemas read it, the size error standing for one too): nothing after it is handed on, and
+ * the request is aborted, so a server that keeps the stream open (keep-alives) holds no connection per
+ * call. An error on a stream whose events had ids is the exception: the stream handed on stays open and
+ * silent, as the SDK would open such a stream again (a GET with `Last-Event-ID`) when it ends without a
+ * result. An error status's body (4xx, 5xx, a redirect's), which the SDK reads whole into its error
+ * message, is kept up to `ERROR_BODY_BYTES` and then cut (`ERROR_BODY_CUT` after it, the rest cancelled
+ * and its connection closed). `202 Accepted` and other media types are returned as they are.
  *
  * The SDK gives every POST the transport's own signal, aborted only when the transport closes, and
  * reads a call's answer on after the call has ended (a stream that never ends, an endless JSON body).
@@ -26,8 +34,8 @@
  * the SDK would open it again (a GET with `Last-Event-ID`) to wait for an answer no one waits for.
  */
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
-import { EventSplitter, type SkippedEvent } from "./event-splitter.js";
+import { isJSONRPCErrorResponse, isJSONRPCResultResponse, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { dispatchedEvent, EventSplitter, type SkippedEvent } from "./event-splitter.js";
 import { ANSWER_TOO_LARGE, idAtEnd, idAtStart, MAX_MESSAGE_BYTES } from "./process-group-transport.js";
 
 export function boundedFetch(limit: number = MAX_MESSAGE_BYTES, base: FetchLike = fetch): FetchLike {
@@ -43,9 +51,13 @@ export function boundedFetch(limit: number = MAX_MESSAGE_BYTES, base: FetchLike 
     const done = () => {
       if (reading.get(answers) === stop) reading.delete(answers);
     };
+    const answered = () => {
+      stop.abort(new Error(`the request ${answers} was answered`));
+      done();
+    };
     try {
       const signal = init?.signal ? AbortSignal.any([init.signal, stop.signal]) : stop.signal;
-      return bounded(await base(url, { ...init, signal }), limit, answers, { stopped: stop.signal, done });
+      return bounded(await base(url, { ...init, signal }), limit, answers, { stopped: stop.signal, answered, done });
     } catch (error) {
       done();
       throw error;
@@ -53,23 +65,78 @@ export function boundedFetch(limit: number = MAX_MESSAGE_BYTES, base: FetchLike 
   };
 }
 
-/** How the read of a posted request's answer ends: `stopped` once the call was cancelled, `done` when the read is over either way. */
+/**
+ * How the read of a posted request's answer ends: `stopped` once the call was cancelled or its answer
+ * handed on, `answered` aborts the request once its answer is handed on, `done` when the read is over
+ * either way.
+ */
 interface ReadEnd {
   stopped: AbortSignal;
+  answered(): void;
   done(): void;
 }
 
-/** `response` with its body bounded (a success's JSON answer or event stream), else as it is, its read's `end` over at once. */
+/**
+ * How much of an error status's body is kept: the SDK puts all of it in its error message, of which a
+ * refused call shows 500 characters and a failed start 200, so 4 KiB keeps all that is ever shown (an
+ * error page's or a JSON-RPC error's start) while an endless body costs no more.
+ */
+export const ERROR_BODY_BYTES = 4096;
+/** What ends an error status's body that was cut. */
+export const ERROR_BODY_CUT = `… [cut: sigloop reads the first ${ERROR_BODY_BYTES} bytes of an error answer]`;
+
+/** `response` with its body bounded (an error status's text, a success's JSON answer or event stream), else as it is, its read's `end` over at once. */
 function bounded(response: Response, limit: number, answers: RequestId | undefined, end?: ReadEnd): Response {
   const body = response.body;
   const type = mediaType(response.headers.get("content-type"));
+  if (!response.ok && body !== null) {
+    end?.done();
+    return withBody(response, boundedErrorText(body));
+  }
   const wrapped = response.ok && response.status !== 202 && body !== null && (type === "application/json" || type === "text/event-stream");
   if (!wrapped) {
     end?.done();
     return response;
   }
   if (type === "application/json") return withBody(response, boundedJson(body, limit, answers, end));
-  return withBody(response, boundedEvents(silentOnceStopped(body, end), limit, answers));
+  return withBody(response, boundedEvents(silentOnceStopped(body, end), limit, answers, end));
+}
+
+/**
+ * An error status's body up to `ERROR_BODY_BYTES` (cut where a character starts), then `ERROR_BODY_CUT`
+ * if more came: the rest is not read, the body is cancelled, which closes its connection.
+ */
+function boundedErrorText(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const held: Uint8Array[] = [];
+      let bytes = 0;
+      let read = await reader.read();
+      for (; !read.done && bytes + read.value.length <= ERROR_BODY_BYTES; read = await reader.read()) {
+        held.push(read.value);
+        bytes += read.value.length;
+      }
+      if (read.done) {
+        for (const piece of held) controller.enqueue(piece);
+        return controller.close();
+      }
+      await reader.cancel(new Error(`an error answer longer than the ${ERROR_BODY_BYTES} bytes sigloop reads of one`)).catch(() => undefined);
+      const start = Buffer.concat([...held, read.value]);
+      controller.enqueue(start.subarray(0, characterStart(start, ERROR_BODY_BYTES)));
+      controller.enqueue(new TextEncoder().encode(ERROR_BODY_CUT));
+      controller.close();
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+}
+
+/** The last offset at or before `at` where a UTF-8 character of `bytes` starts: a cut there splits none. */
+function characterStart(bytes: Uint8Array, at: number): number {
+  let start = at;
+  // 10xxxxxx is a continuation byte: the character began before it.
+  while (start > 0 && (bytes[start]! & 0xc0) === 0x80) start -= 1;
+  return start;
 }
 
 function mediaType(contentType: string | null): string {
@@ -173,22 +240,77 @@ function silentOnceStopped(body: ReadableStream<Uint8Array>, end: ReadEnd | unde
   });
 }
 
-function boundedEvents(body: ReadableStream<Uint8Array>, limit: number, posted: RequestId | undefined): ReadableStream<Uint8Array> {
+/**
+ * `body`'s events, each past `limit` skipped (the error in its place if it answers a call), and, on a
+ * posted request's stream, nothing after the event that answers it: the request is then ended (`end`).
+ */
+function boundedEvents(body: ReadableStream<Uint8Array>, limit: number, posted: RequestId | undefined, end: ReadEnd | undefined): ReadableStream<Uint8Array> {
   let events: EventSplitter | undefined;
   return body.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
       start(controller) {
-        events = new EventSplitter(limit, (piece) => controller.enqueue(piece), (skipped) => {
+        const watch = posted !== undefined && end !== undefined ? answerWatch(posted) : undefined;
+        let over = false;
+        const handOn = (event: readonly Uint8Array[]) => {
+          if (over) return;
+          for (const piece of event) controller.enqueue(piece);
+          const ending = watch?.(event);
+          if (ending === undefined) return;
+          over = true;
+          if (ending === "close") controller.terminate();
+          end!.answered();
+        };
+        events = new EventSplitter(limit, handOn, (skipped) => {
           const answer = skippedAnswer(skipped, posted);
           if (answer === undefined) return;
           const eventId = answer.eventId !== undefined ? `id: ${answer.eventId}\n` : "";
-          controller.enqueue(new TextEncoder().encode(`${eventId}event: message\ndata: ${JSON.stringify(tooLargeAnswer(answer.id, skipped.bytes, limit))}\n\n`));
+          handOn([new TextEncoder().encode(`${eventId}event: message\ndata: ${JSON.stringify(tooLargeAnswer(answer.id, skipped.bytes, limit))}\n\n`)]);
         });
       },
       transform: (chunk) => events!.push(chunk),
       flush: () => events!.end(),
     }),
   );
+}
+
+/**
+ * Follows a posted request's stream one whole event at a time, as the SDK reads it, and says how the
+ * stream handed on ends once an event answers `posted` (a result or an error with its id): `close` for
+ * a result, or an error on a stream none of whose events had an id; `silent` (left open, nothing more
+ * in it) for an error on a stream that had one. The SDK opens a stream it may resume (one whose events
+ * had ids) again with a GET and `Last-Event-ID` when it ends before a result: for an error too, since it
+ * counts only a result as the answer, and that GET would wait for an answer already given.
+ */
+function answerWatch(posted: RequestId): (event: readonly Uint8Array[]) => "close" | "silent" | undefined {
+  let first = true;
+  let resumable = false;
+  return (pieces) => {
+    // The SDK's decoder drops a BOM at the stream's start only.
+    const text = new TextDecoder("utf-8", { ignoreBOM: !first }).decode(pieces.length === 1 ? pieces[0] : Buffer.concat(pieces));
+    first = false;
+    const event = dispatchedEvent(text);
+    if (event === undefined) return undefined;
+    if (event.id !== undefined && event.id !== "") resumable = true;
+    if (event.type !== undefined && event.type !== "message") return undefined;
+    const answer = answerIn(event.data, posted);
+    if (answer === undefined) return undefined;
+    return answer === "error" && resumable ? "silent" : "close";
+  };
+}
+
+/** Whether `data` is the SDK's answer to `posted`: a result, an error, or neither (undefined). */
+function answerIn(data: string, posted: RequestId): "result" | "error" | undefined {
+  // A notification or a request, by far the most events before an answer, needs no parse: the SDK's schemas take no answer with a `method`.
+  if (METHOD_AT_START.test(data)) return undefined;
+  let message: unknown;
+  try {
+    message = JSON.parse(data);
+  } catch {
+    return undefined;
+  }
+  if (isJSONRPCResultResponse(message)) return message.id === posted ? "result" : undefined;
+  if (isJSONRPCErrorResponse(message)) return message.id === posted ? "error" : undefined;
+  return undefined;
 }
 
 /** `{"method":` or `{"jsonrpc":"2.0","method":`: a notification or a request, as the SDKs write them. */

@@ -1,7 +1,8 @@
 /**
  * Server-sent events cut where each ends, for `bounded-fetch.ts`: each event is passed on whole once it
  * has ended, unless it grows past a limit; then it is skipped as it arrives and only what identifies it
- * is kept (its size, its first and last bytes, whether it had a `data` line).
+ * is kept (its size, its first and last bytes, whether it had a `data` line). `dispatchedEvent` reads
+ * one whole event's fields as the SDK's parser does, so that the message it hands on can be known.
  */
 import { ID_WINDOW, lastBytes } from "./process-group-transport.js";
 
@@ -47,7 +48,8 @@ export class EventSplitter {
 
   constructor(
     private readonly limit: number,
-    private readonly pass: (piece: Uint8Array) => void,
+    /** One whole event, in the pieces it came in. */
+    private readonly pass: (event: readonly Uint8Array[]) => void,
     private readonly skipped: (event: SkippedEvent) => void,
   ) {}
 
@@ -134,7 +136,7 @@ export class EventSplitter {
 
   #endEvent(): void {
     if (this.#skipping) this.skipped({ bytes: this.#size, start: this.#start, end: this.#end, hasData: this.#hasData || this.#fieldAt === DATA.length });
-    else for (const piece of this.#pieces) this.pass(piece);
+    else if (this.#pieces.length > 0) this.pass(this.#pieces);
     this.#pieces = [];
     this.#size = 0;
     this.#skipping = false;
@@ -144,6 +146,37 @@ export class EventSplitter {
     this.#hasData = false;
     this.#bomAt = -1;
   }
+}
+
+/** The fields of an event the SDK's parser dispatches: its type (undefined for the default one), its `id`, its `data` lines joined. */
+export interface DispatchedEvent {
+  type?: string;
+  id?: string;
+  data: string;
+}
+
+/**
+ * What the SDK's parser (eventsource-parser) makes of one whole event's text: its fields up to the empty
+ * line that dispatches it (`name: value`, one space after the colon dropped, comments skipped, an `id`
+ * holding NUL ignored); undefined for an event it does not dispatch (no `data` line, or no empty line:
+ * the unended rest of a stream).
+ */
+export function dispatchedEvent(text: string): DispatchedEvent | undefined {
+  let data: string | undefined;
+  let type: string | undefined;
+  let id: string | undefined;
+  for (const line of text.split(/\r\n|\r|\n/)) {
+    if (line === "") return data === undefined ? undefined : { data, ...(type !== undefined ? { type } : {}), ...(id !== undefined ? { id } : {}) };
+    if (line.startsWith(":")) continue;
+    const colon = line.indexOf(":");
+    const name = colon === -1 ? line : line.slice(0, colon);
+    const value = colon === -1 ? "" : line.slice(colon + 1).replace(/^ /, "");
+    if (name === "data") data = data === undefined ? value : `${data}\n${value}`;
+    // An empty type is the default one.
+    else if (name === "event") type = value === "" ? undefined : value;
+    else if (name === "id" && !value.includes("\0")) id = value;
+  }
+  return undefined;
 }
 
 /** A copy of the first `bytes` bytes of `pieces` followed by `last`. */

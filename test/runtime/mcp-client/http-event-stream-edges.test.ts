@@ -111,7 +111,8 @@ describe("an event past the limit on the stream a server opens by itself (GET)",
 describe("an event stream's spellings, within the limit", () => {
   const stream = [
     "\uFEFF: a comment first\n",
-    "event: message\r\nid: 1\r\ndata:{\"jsonrpc\":\"2.0\",\r\ndata: \"id\":7,\"result\":{}}\r\n\r\n",
+    // An answer to another request than the posted one (7): the stream goes on after it.
+    "event: message\r\nid: 1\r\ndata:{\"jsonrpc\":\"2.0\",\r\ndata: \"id\":8,\"result\":{}}\r\n\r\n",
     ": keep-alive\r\r",
     "retry: 1000\n\n",
     `data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"é ✓"}}\r\n\n`,
