@@ -148,6 +148,38 @@ describe("a class field written with an initializer", () => {
   });
 });
 
+describe("a parameter typed as an object constant's type (typeof)", () => {
+  const { generation, messages } = generateTool([
+    "export const SETTINGS = { mode: \"fast\", nested: { level: 3 }, flag: true };",
+    "/** Runs. @param s The settings. */",
+    "export function run(s: typeof SETTINGS): void {}",
+    "",
+  ].join("\n"));
+  const file = generation.file!;
+
+  it("has every member required with no default at any depth: the model's argument is never that literal", () => {
+    expect(messages).toEqual([]);
+    expect(parametersOf(file, "run").properties.s).toEqual({
+      type: "object",
+      description: "The settings.",
+      properties: {
+        mode: { type: "string" },
+        nested: { type: "object", properties: { level: { type: "number" } }, additionalProperties: false, required: ["level"] },
+        flag: { type: "boolean" },
+      },
+      additionalProperties: false,
+      required: ["flag", "mode", "nested"],
+    });
+  });
+
+  it("is refused when a model leaves a member out", () => {
+    const { validate } = compileStrict(parametersOf(file, "run"));
+    expect(validate({ s: { mode: "slow", nested: { level: 1 }, flag: false } })).toBe(true);
+    expect(validate({ s: { mode: "slow", nested: {}, flag: false } })).toBe(false);
+    expect(validate({ s: { nested: { level: 1 }, flag: false } })).toBe(false);
+  });
+});
+
 describe("a return type that is a class", () => {
   it("with hidden members or accessors gets no output schema and a warning saying why; one of public fields keeps its schema", () => {
     const { generation, messages } = generateTool([

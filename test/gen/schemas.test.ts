@@ -76,8 +76,9 @@ describe("exact schemas", () => {
       f: { type: "array", description: "Array default.", items: num, default: [1, -2] },
       g: {
         type: "object", description: "Object default.",
-        // typescript-json-schema reads the members' defaults from the object literal the type was inferred from.
-        properties: { k: { type: "string", default: "v" }, n: { type: "array", items: { type: "boolean" }, default: [true] } },
+        // The members of the type inferred from the literal are required and carry none of its values as
+        // defaults: a model that sends `g` sends all of it, as the function reads only a whole `g`.
+        properties: { k: { type: "string" }, n: { type: "array", items: { type: "boolean" } } },
         additionalProperties: false, required: ["k", "n"], default: { k: "v", n: [true] },
       },
       h: { type: "number", description: "Computed default." },

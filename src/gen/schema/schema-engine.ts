@@ -126,7 +126,7 @@ export class SchemaEngine {
     keepRecordValueTypes(generator as unknown as GeneratorInternals, this.checker);
     describeIntersectionsAsJson(generator as unknown as GeneratorInternals, this.checker);
     matchTemplateLiteralsExactly(generator as unknown as GeneratorInternals, this.checker);
-    leaveClassInitializersOut(generator as unknown as GeneratorInternals, this.checker);
+    leaveMemberInitializersOut(generator as unknown as GeneratorInternals, this.checker);
     const getTypeDefinition = internals.getTypeDefinition.bind(generator);
     internals.getTypeDefinition = (...args) => {
       if ((this.budget -= 1) < 0) throw new SchemaTooLargeError();
@@ -165,16 +165,19 @@ function keepRecordValueTypes(generator: GeneratorInternals, checker: ts.TypeChe
 }
 
 /**
- * typescript-json-schema writes a class field's initializer (`retries = 3`, `constructor(public label =
- * "p")`) as the `default` of a member it keeps in `required`. An argument is a plain object from JSON,
- * never constructed, so the initializer never runs and the runtime fills in nothing: the member must be
- * sent, and a `default` would tell the model it may be left out. Such a member is described as the
- * generator describes it, without the initializer; a `@default` tag on it stays, as on an interface's.
+ * typescript-json-schema writes a member's initializer as the `default` of a member it keeps in
+ * `required`: a class field's (`retries = 3`, `constructor(public label = "p")`) and an object
+ * literal's property (`typeof SETTINGS` of `const SETTINGS = { mode: "fast" }`, at any depth). An
+ * argument is a plain object from JSON, never constructed nor that literal, so the initializer never
+ * runs and the runtime fills in nothing: the member must be sent, and a `default` would tell the model
+ * it may be left out. Such a member is described as the generator describes it, without the
+ * initializer; a `@default` tag on it stays, as on an interface's.
  */
-function leaveClassInitializersOut(generator: GeneratorInternals, checker: ts.TypeChecker): void {
+function leaveMemberInitializersOut(generator: GeneratorInternals, checker: ts.TypeChecker): void {
   const getDefinitionForProperty = generator.getDefinitionForProperty.bind(generator);
   generator.getDefinitionForProperty = (prop, node) => {
-    if (!isInitializedClassMember(prop.valueDeclaration)) return getDefinitionForProperty(prop, node);
+    const declaration = prop.valueDeclaration;
+    if (!isInitializedClassMember(declaration) && !isObjectLiteralMember(declaration)) return getDefinitionForProperty(prop, node);
     const type = checker.getTypeOfSymbolAtLocation(prop, node);
     const definition = generator.getTypeDefinition(type, undefined, undefined, prop, generator.getReferencedTypeSymbol(prop));
     return Object.hasOwn(definition, "ignore") ? null : definition;
@@ -184,6 +187,11 @@ function leaveClassInitializersOut(generator: GeneratorInternals, checker: ts.Ty
 /** A class field, or a constructor's parameter property, written with an initializer. */
 function isInitializedClassMember(declaration: ts.Node | undefined): boolean {
   return declaration !== undefined && (ts.isPropertyDeclaration(declaration) || ts.isParameter(declaration)) && declaration.initializer !== undefined;
+}
+
+/** A property of an object literal written with its value (`mode: "fast"`; a shorthand `mode` has no initializer to read). */
+function isObjectLiteralMember(declaration: ts.Node | undefined): boolean {
+  return declaration !== undefined && ts.isPropertyAssignment(declaration);
 }
 
 const PRIMITIVE = ts.TypeFlags.StringLike | ts.TypeFlags.NumberLike | ts.TypeFlags.BooleanLike;
