@@ -87,3 +87,22 @@ async function answer(options: RawHttpMcpServerOptions, request: IncomingMessage
   if (message.method === "tools/call") return await options.onCall(response, message.id, String(message.params?.name));
   return json({});
 }
+
+/** What `flood` has had a response's socket take, summed over every flood since the last `reset`. */
+export const flooded = {
+  bytes: 0,
+  reset(): void {
+    this.bytes = 0;
+  },
+};
+
+/** Writes `piece` as fast as the client reads, for as long as the response is open (counted in `flooded`). */
+export function flood(response: ServerResponse, piece: string): void {
+  const pump = (): void => {
+    while (!response.destroyed) {
+      flooded.bytes += piece.length;
+      if (!response.write(piece)) return void response.once("drain", pump);
+    }
+  };
+  pump();
+}

@@ -9,7 +9,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ServerResponse } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-import { callTool, startRawHttpMcpServer, type RawHttpMcpServer } from "../../support/raw-http-mcp-server.js";
+import { callTool, flood, flooded, startRawHttpMcpServer, type RawHttpMcpServer } from "../../support/raw-http-mcp-server.js";
 
 const LIMIT_MS = 800;
 /** How soon after the call ends the server must see its response closed. */
@@ -24,20 +24,6 @@ interface Answering {
 
 const event = (data: string, fields = "event: message\n") => `${fields}data: ${data}\n\n`;
 const tick = event(JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "tick" } }));
-
-/** The bytes `flood` has had the socket take so far. */
-let flooded = 0;
-
-/** Writes `piece` as fast as the client reads, for as long as the response is open. */
-function flood(response: ServerResponse, piece: string): void {
-  const pump = (): void => {
-    while (!response.destroyed) {
-      flooded += piece.length;
-      if (!response.write(piece)) return void response.once("drain", pump);
-    }
-  };
-  pump();
-}
 
 /** Writes a keep-alive comment and a small notification in turn every 100 ms, never the result. */
 function keepAlive(response: ServerResponse): void {
@@ -86,7 +72,7 @@ afterEach(async () => {
   await server?.close();
   server = undefined;
   answering = [];
-  flooded = 0;
+  flooded.reset();
 });
 
 async function cancelledReached(raw: RawHttpMcpServer, id: unknown): Promise<boolean> {
@@ -114,7 +100,7 @@ async function expectCallEnds(name: string, stop: "time limit" | "abort"): Promi
   expect(closedAt, "the server saw its response closed").toBeDefined();
   expect(closedAt! - endedAt).toBeLessThan(CLOSED_WITHIN_MS);
   // The endless answers are read well past the 10 MiB limit before the call's time runs out.
-  if (name.startsWith("huge_") && stop === "time limit") expect(flooded).toBeGreaterThan(10 * 1024 * 1024);
+  if (name.startsWith("huge_") && stop === "time limit") expect(flooded.bytes).toBeGreaterThan(10 * 1024 * 1024);
   expect(await cancelledReached(raw, call!.id)).toBe(true);
   expect(await callTool(servers, "h__ok")).toEqual({ status: "ok", content: "fine" });
 }

@@ -4,25 +4,10 @@
  * connection, so the call fails in bounded time and memory with the body's start in its message.
  * Against a raw node:http server on 127.0.0.1 through the library API, and the fetch wrapper alone.
  */
-import type { ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { boundedFetch, ERROR_BODY_BYTES, ERROR_BODY_CUT } from "../../../src/runtime/mcp-client/bounded-fetch.js";
-import { callTool, startRawHttpMcpServer, type RawHttpMcpServer } from "../../support/raw-http-mcp-server.js";
-
-/** The bytes the server's socket took of the endless body. */
-let flooded = 0;
-
-/** Writes `piece` as fast as the client reads, for as long as the response is open. */
-function flood(response: ServerResponse, piece: string): void {
-  const pump = (): void => {
-    while (!response.destroyed) {
-      flooded += piece.length;
-      if (!response.write(piece)) return void response.once("drain", pump);
-    }
-  };
-  pump();
-}
+import { callTool, flood, flooded, startRawHttpMcpServer, type RawHttpMcpServer } from "../../support/raw-http-mcp-server.js";
 
 let server: RawHttpMcpServer | undefined;
 let closed: Promise<void> | undefined;
@@ -31,7 +16,7 @@ afterEach(async () => {
   await server?.close();
   server = undefined;
   closed = undefined;
-  flooded = 0;
+  flooded.reset();
 });
 
 describe("a call answered with HTTP 500 and an endless body", () => {
@@ -57,7 +42,7 @@ describe("a call answered with HTTP 500 and an endless body", () => {
     expect(await Promise.race([closed!.then(() => true), sleep(2_000).then(() => false)])).toBe(true);
     // Read no further than socket buffers hold: nowhere near what an endless body brings in 3 s.
     await sleep(200);
-    expect(flooded).toBeLessThan(32 * 1024 * 1024);
+    expect(flooded.bytes).toBeLessThan(32 * 1024 * 1024);
   });
 });
 
