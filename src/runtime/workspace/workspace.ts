@@ -94,6 +94,8 @@ async function walkInside(workspace: string, requested: string, mayEndEarly: boo
   }
   const outside = (): WorkspaceError => outsideError(requested, root);
   const directoryOnly = namesDirectory(requested);
+  // Whether the last link met at the end of the path ends in "/": the walk's end must then be a directory too.
+  let linkNamesDirectory = false;
   // The workspace may have been given through a symbolic link; paths under either spelling are inside.
   const insideParts = (absolute: string): string[] | undefined => partsUnder(root, absolute) ?? partsUnder(given, absolute);
 
@@ -114,6 +116,8 @@ async function walkInside(workspace: string, requested: string, mayEndEarly: boo
       const inside = pathInside(current, part);
       const stats = await lstatInside(inside, requested, root, mayEndEarly);
       if (stats === undefined) {
+        // What a dangling link ending in "/" names can only be made a directory, never the file a tool would write.
+        if (linkNamesDirectory) throw linkSlashError(requested, root);
         const existing = confined(root, current.realPath, await current.handle.stat({ bigint: true }));
         return { existing, missing: [part, ...pending.reverse()] };
       }
@@ -125,8 +129,11 @@ async function walkInside(workspace: string, requested: string, mayEndEarly: boo
         }
         // The link's text is resolved by name against the real directory holding it, then walked from the
         // root again: a link that points out is refused without looking at where it points.
-        const target = insideParts(path.resolve(current.realPath, await readLinkInside(inside, requested, root)));
+        const linkText = await readLinkInside(inside, requested, root);
+        const target = insideParts(path.resolve(current.realPath, linkText));
         if (target === undefined) throw outside();
+        // Resolving by name drops the "/" a link's text may end with; POSIX then resolves the path only to a directory.
+        if (pending.length === 0 && namesDirectory(linkText)) linkNamesDirectory = true;
         pending.push(...target.reverse());
         await leave();
         current = rootDirectory;
@@ -135,6 +142,7 @@ async function walkInside(workspace: string, requested: string, mayEndEarly: boo
       const realPath = path.join(current.realPath, part);
       if (pending.length === 0) {
         if (directoryOnly && !stats.isDirectory()) throw trailingSlashError(requested, root);
+        if (linkNamesDirectory && !stats.isDirectory()) throw linkSlashError(requested, root);
         return confined(root, realPath, stats);
       }
       if (!stats.isDirectory()) throw accessError({ code: "ENOTDIR" }, requested, root);
@@ -240,6 +248,12 @@ export function changedError(requested: string, root: string): WorkspaceError {
 function trailingSlashError(requested: string, root: string): WorkspaceError {
   return new WorkspaceError("not_a_directory",
     `ENOTDIR: ${quotePath(requested)} names a directory (a path ending in "/" does), but it is not one (in the workspace ${root}). Give the path without the trailing "/".`);
+}
+
+/** A path whose last link's text ends in "/" (`link -> a.txt/`) and leads to something other than a directory: ENOTDIR. */
+function linkSlashError(requested: string, root: string): WorkspaceError {
+  return new WorkspaceError("not_a_directory",
+    `ENOTDIR: ${quotePath(requested)} is a symbolic link whose target ends in "/", so it names a directory, but what it leads to is not one (in the workspace ${root}).`);
 }
 
 /** A message for an `fs` error met inside the workspace; it names the path the model gave, not a resolved one. */

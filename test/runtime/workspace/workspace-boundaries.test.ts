@@ -134,6 +134,41 @@ describe("a path ending in \"/\" names a directory", () => {
   });
 });
 
+describe("a symbolic link whose target ends in \"/\" names a directory", () => {
+  const linkNotADirectory = (requested: string) =>
+    `ENOTDIR: ${JSON.stringify(requested)} is a symbolic link whose target ends in "/", so it names a directory, but what it leads to is not one (in the workspace ${box.ws}).`;
+
+  beforeAll(() => {
+    box.write("slashed/f.txt", "file\n");
+    box.write("slashed/dir/g.txt", "g\n");
+    symlinkSync("f.txt/", path.join(box.ws, "slashed/to-file"));
+    symlinkSync("to-file", path.join(box.ws, "slashed/to-link"));
+    symlinkSync("dir/", path.join(box.ws, "slashed/to-dir"));
+    symlinkSync("nothing/", path.join(box.ws, "slashed/to-nothing"));
+  });
+
+  it("read_file of a link to \"f.txt/\" fails with ENOTDIR, as POSIX does, also through a link to that link", async () => {
+    expect(await rejected(box.call(() => read_file("slashed/to-file")), "path")).toBe(linkNotADirectory("slashed/to-file"));
+    expect(await rejected(box.call(() => read_file("slashed/to-link")), "path")).toBe(linkNotADirectory("slashed/to-link"));
+  });
+
+  it("a link to \"dir/\" is that directory, listed by its real path", async () => {
+    await expect(box.call(() => list_files("slashed/to-dir"))).resolves.toBe("slashed/dir/g.txt");
+    await expect(box.call(() => read_file("slashed/to-dir/g.txt"))).resolves.toContain("g");
+  });
+
+  it("write_file and edit_file through a link to \"f.txt/\" fail with ENOTDIR and leave the file as it was", async () => {
+    await expect(box.call(() => write_file("slashed/to-file", "pwned\n"))).rejects.toThrow(linkNotADirectory("slashed/to-file"));
+    await expect(box.call(() => edit_file("slashed/to-file", "file", "pwned"))).rejects.toThrow(linkNotADirectory("slashed/to-file"));
+    expect(readFileSync(path.join(box.ws, "slashed/f.txt"), "utf8")).toBe("file\n");
+  });
+
+  it("write_file through a dangling link to \"nothing/\" fails with ENOTDIR and creates no file", async () => {
+    await expect(box.call(() => write_file("slashed/to-nothing", "x\n"))).rejects.toThrow(linkNotADirectory("slashed/to-nothing"));
+    expect(existsSync(path.join(box.ws, "slashed/nothing"))).toBe(false);
+  });
+});
+
 describe("a replaced file's setuid and setgid bits", () => {
   it.each([
     ["4755", "755"],
