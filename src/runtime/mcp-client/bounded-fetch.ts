@@ -89,10 +89,7 @@ export const ERROR_BODY_CUT = `… [cut: sigloop reads the first ${ERROR_BODY_BY
 function bounded(response: Response, limit: number, answers: RequestId | undefined, end?: ReadEnd): Response {
   const body = response.body;
   const type = mediaType(response.headers.get("content-type"));
-  if (!response.ok && body !== null) {
-    end?.done();
-    return withBody(response, boundedErrorText(body));
-  }
+  if (!response.ok && body !== null) return withBody(response, boundedErrorText(body, end));
   const wrapped = response.ok && response.status !== 202 && body !== null && (type === "application/json" || type === "text/event-stream");
   if (!wrapped) {
     end?.done();
@@ -104,18 +101,24 @@ function bounded(response: Response, limit: number, answers: RequestId | undefin
 
 /**
  * An error status's body up to `ERROR_BODY_BYTES` (cut where a character starts), then `ERROR_BODY_CUT`
- * if more came: the rest is not read, the body is cancelled, which closes its connection.
+ * if more came: the rest is not read, the body is cancelled, which closes its connection. Its read ends
+ * (`end`) only once the body is read or given up: until then the call's cancellation still aborts the
+ * request, so a short body the server never ends holds no connection past the call.
  */
-function boundedErrorText(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+function boundedErrorText(body: ReadableStream<Uint8Array>, end: ReadEnd | undefined): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       const held: Uint8Array[] = [];
       let bytes = 0;
-      let read = await reader.read();
-      for (; !read.done && bytes + read.value.length <= ERROR_BODY_BYTES; read = await reader.read()) {
-        held.push(read.value);
-        bytes += read.value.length;
+      let read: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        for (read = await reader.read(); !read.done && bytes + read.value.length <= ERROR_BODY_BYTES; read = await reader.read()) {
+          held.push(read.value);
+          bytes += read.value.length;
+        }
+      } finally {
+        end?.done();
       }
       if (read.done) {
         for (const piece of held) controller.enqueue(piece);
@@ -127,7 +130,10 @@ function boundedErrorText(body: ReadableStream<Uint8Array>): ReadableStream<Uint
       controller.enqueue(new TextEncoder().encode(ERROR_BODY_CUT));
       controller.close();
     },
-    cancel: (reason) => reader.cancel(reason),
+    cancel(reason) {
+      end?.done();
+      return reader.cancel(reason);
+    },
   });
 }
 
@@ -257,6 +263,9 @@ function boundedEvents(body: ReadableStream<Uint8Array>, limit: number, posted: 
           const ending = watch?.(event);
           if (ending === undefined) return;
           over = true;
+          // The SDK's parser holds back an event's last CR until the byte after it (the LF of a CRLF or
+          // not), and no byte follows on a stream ended or left silent here: an LF makes it a CRLF.
+          if (endsWithCR(event)) controller.enqueue(LINE_FEED);
           if (ending === "close") controller.terminate();
           end!.answered();
         };
@@ -308,9 +317,20 @@ function answerIn(data: string, posted: RequestId): "result" | "error" | undefin
   } catch {
     return undefined;
   }
-  if (isJSONRPCResultResponse(message)) return message.id === posted ? "result" : undefined;
-  if (isJSONRPCErrorResponse(message)) return message.id === posted ? "error" : undefined;
+  if (isJSONRPCResultResponse(message)) return sameRequest(message.id, posted) ? "result" : undefined;
+  if (isJSONRPCErrorResponse(message)) return sameRequest(message.id, posted) ? "error" : undefined;
   return undefined;
+}
+
+/** Whether an answer's id is the posted request's as the SDK matches them: as numbers (`"7"` answers 7). */
+function sameRequest(id: RequestId | undefined, posted: RequestId): boolean {
+  return id === posted || Number(id) === Number(posted);
+}
+
+const LINE_FEED = new Uint8Array([0x0a]);
+
+function endsWithCR(event: readonly Uint8Array[]): boolean {
+  return event.at(-1)?.at(-1) === 0x0d;
 }
 
 /** `{"method":` or `{"jsonrpc":"2.0","method":`: a notification or a request, as the SDKs write them. */

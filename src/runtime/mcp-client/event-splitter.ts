@@ -118,6 +118,7 @@ export class EventSplitter {
   }
 
   #take(piece: Uint8Array): void {
+    if (piece.length === 0) return;
     this.#size += piece.length;
     if (this.#skipping) {
       this.#end = lastBytes([this.#end, piece]);

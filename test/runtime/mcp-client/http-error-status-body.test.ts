@@ -46,6 +46,29 @@ describe("a call answered with HTTP 500 and an endless body", () => {
   });
 });
 
+describe("a call answered with HTTP 500 and a short body the server never ends", () => {
+  it("gets its time-limit result, and the server sees each response closed soon after: no connection is held", async () => {
+    const closings: Promise<void>[] = [];
+    server = await startRawHttpMcpServer({
+      tools: ["stuck"],
+      onCall(response, _id, _name) {
+        closings.push(new Promise((resolve) => response.on("close", () => resolve())));
+        // Less than the 4096 bytes the agent reads, and a length promising more: the body never ends.
+        response.writeHead(500, { "content-type": "text/plain", "content-length": "100000" });
+        response.write("oops");
+      },
+    });
+    const servers = await server.connectAgent({ callTimeoutMs: 300 });
+    for (let call = 0; call < 3; call++) {
+      const outcome = await callTool(servers, "h__stuck");
+      expect(outcome.status).toBe("timeout");
+    }
+    const allClosed = Promise.all(closings).then(() => true);
+    expect(await Promise.race([allClosed, sleep(2_000).then(() => false)])).toBe(true);
+    expect(closings).toHaveLength(3);
+  });
+});
+
 /** What the SDK reads (`text()`) of an error status's body of `chunks`, endless (`z`s after them) unless `ends`; whether the body was cancelled. */
 async function errorText(chunks: readonly (string | Uint8Array)[], status = 500, ends = false): Promise<{ text: string; cancelled: boolean }> {
   let cancelled = false;

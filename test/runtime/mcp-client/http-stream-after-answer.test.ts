@@ -37,7 +37,7 @@ afterEach(async () => {
 
 async function start(): Promise<RawHttpMcpServer> {
   server = await startRawHttpMcpServer({
-    tools: ["answers_then_lingers", "refuses_then_lingers"],
+    tools: ["answers_then_lingers", "refuses_then_lingers", "answers_with_cr_then_lingers", "answers_with_string_id_then_lingers"],
     capabilities: { logging: {} },
     onCall(response, id, name) {
       const seen = { closed: false };
@@ -47,9 +47,16 @@ async function start(): Promise<RawHttpMcpServer> {
       sockets.add(socket);
       socket.on("close", () => sockets.delete(socket));
       response.writeHead(200, { "content-type": "text/event-stream" });
+      const done = (answerId: unknown) => JSON.stringify({ jsonrpc: "2.0", id: answerId, result: { content: [{ type: "text", text: "done" }] } });
       if (name === "answers_then_lingers") {
         response.write(notification);
-        response.write(event(JSON.stringify({ jsonrpc: "2.0", id, result: { content: [{ type: "text", text: "done" }] } })));
+        response.write(event(done(id)));
+      } else if (name === "answers_with_cr_then_lingers") {
+        // Lines ended by a CR alone, which the event-stream format allows.
+        response.write(`event: message\rdata: ${done(id)}\r\r`);
+      } else if (name === "answers_with_string_id_then_lingers") {
+        // The SDK takes "7" as the answer to its request 7.
+        response.write(event(done(String(id))));
       } else {
         // A priming event with an id, as a resumable server sends first.
         response.write("id: p1\ndata: \n\n");
@@ -79,6 +86,15 @@ describe("a call whose event stream stays open after its answer", () => {
     expect(await until(() => responses.every(({ closed }) => closed) && sockets.size === 0, 2_000)).toBe(true);
     expect(responses).toHaveLength(5);
   });
+
+  it.each([["lines ended by CR alone", "h__answers_with_cr_then_lingers"], ["the request's id as a string", "h__answers_with_string_id_then_lingers"]])(
+    "answered with %s: gets its result, and the server sees its response closed soon after",
+    async (_how, tool) => {
+      const servers = await (await start()).connectAgent({ callTimeoutMs: 3_000 });
+      expect(await callTool(servers, tool)).toEqual({ status: "ok", content: "done" });
+      expect(await until(() => responses[0]!.closed, 2_000)).toBe(true);
+    },
+  );
 
   it("answered with an error on a resumable stream: the call gets the error, the response is closed and the stream not opened again", async () => {
     const raw = await start();
@@ -137,6 +153,13 @@ describe("the fetch wrapper, for a posted request's stream", () => {
   it("an error answer on a stream with no event ids ends it too", async () => {
     const error = event(JSON.stringify({ jsonrpc: "2.0", id: 7, error: { code: -32602, message: "bad" } }));
     expect(await handedOnOpen(`${error}: keep-alive\n\n`)).toEqual({ handed: error, aborted: true });
+  });
+
+  it("an answer whose last line ends with CR alone is handed on with an LF after it, so the SDK's parser, which waits for the byte after a CR, dispatches it", async () => {
+    const answer = `data: ${JSON.stringify({ jsonrpc: "2.0", id: 7, result: { content: [] } })}\r\r`;
+    expect(await handedOnOpen(`${answer}: keep-alive\r\r`)).toEqual({ handed: `${answer}\n`, aborted: true });
+    const crlf = `data: ${JSON.stringify({ jsonrpc: "2.0", id: 7, result: { content: [] } })}\r\n\r\n`;
+    expect(await handedOnOpen(`${crlf}: keep-alive\r\n\r\n`)).toEqual({ handed: crlf, aborted: true });
   });
 
   it("a stream with no answer to the posted request is left as it is", async () => {
