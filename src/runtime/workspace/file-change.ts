@@ -188,7 +188,8 @@ async function confine(workspace: string, requested: string, tool: FileChange["t
   try {
     return await confineForWriting(workspace, requested);
   } catch (error) {
-    if (error instanceof WorkspaceError && (error.code === "outside" || error.code === "loop")) return { refusal: error.message };
+    // The path's own faults, as read_file reports them as argument problems: the model can fix them.
+    if (error instanceof WorkspaceError && (error.code === "outside" || error.code === "loop" || error.code === "not_a_directory")) return { refusal: error.message };
     throw error;
   }
 }

@@ -117,7 +117,7 @@ async function walkInside(workspace: string, requested: string, mayEndEarly: boo
       const stats = await lstatInside(inside, requested, root, mayEndEarly);
       if (stats === undefined) {
         // What a dangling link ending in "/" names can only be made a directory, never the file a tool would write.
-        if (linkNamesDirectory) throw linkSlashError(requested, root);
+        if (linkNamesDirectory) throw danglingLinkSlashError(requested, root);
         const existing = confined(root, current.realPath, await current.handle.stat({ bigint: true }));
         return { existing, missing: [part, ...pending.reverse()] };
       }
@@ -254,6 +254,12 @@ function trailingSlashError(requested: string, root: string): WorkspaceError {
 function linkSlashError(requested: string, root: string): WorkspaceError {
   return new WorkspaceError("not_a_directory",
     `ENOTDIR: ${quotePath(requested)} is a symbolic link whose target ends in "/", so it names a directory, but what it leads to is not one (in the workspace ${root}).`);
+}
+
+/** `linkSlashError` where nothing is there yet: a file cannot be made under a name that can only be a directory's. */
+function danglingLinkSlashError(requested: string, root: string): WorkspaceError {
+  return new WorkspaceError("not_a_directory",
+    `EISDIR: ${quotePath(requested)} is a symbolic link whose target ends in "/", so it names a directory, and no file can be written there (in the workspace ${root}). Give the file's own path.`);
 }
 
 /** A message for an `fs` error met inside the workspace; it names the path the model gave, not a resolved one. */

@@ -157,15 +157,24 @@ describe("a symbolic link whose target ends in \"/\" names a directory", () => {
     await expect(box.call(() => read_file("slashed/to-dir/g.txt"))).resolves.toContain("g");
   });
 
-  it("write_file and edit_file through a link to \"f.txt/\" fail with ENOTDIR and leave the file as it was", async () => {
-    await expect(box.call(() => write_file("slashed/to-file", "pwned\n"))).rejects.toThrow(linkNotADirectory("slashed/to-file"));
-    await expect(box.call(() => edit_file("slashed/to-file", "file", "pwned"))).rejects.toThrow(linkNotADirectory("slashed/to-file"));
+  it("write_file and edit_file through a link to \"f.txt/\" refuse it with ENOTDIR, as a fault of the path, and leave the file as it was", async () => {
+    await expect(box.call(() => write_file("slashed/to-file", "pwned\n"))).resolves.toBe(linkNotADirectory("slashed/to-file"));
+    await expect(box.call(() => edit_file("slashed/to-file", "file", "pwned"))).resolves.toBe(linkNotADirectory("slashed/to-file"));
     expect(readFileSync(path.join(box.ws, "slashed/f.txt"), "utf8")).toBe("file\n");
   });
 
-  it("write_file through a dangling link to \"nothing/\" fails with ENOTDIR and creates no file", async () => {
-    await expect(box.call(() => write_file("slashed/to-nothing", "x\n"))).rejects.toThrow(linkNotADirectory("slashed/to-nothing"));
+  it("write_file through a dangling link to \"nothing/\" refuses it and creates nothing", async () => {
+    await expect(box.call(() => write_file("slashed/to-nothing", "x\n"))).resolves.toBe(
+      `EISDIR: "slashed/to-nothing" is a symbolic link whose target ends in "/", so it names a directory, and no file can be written there (in the workspace ${box.ws}). Give the file's own path.`,
+    );
     expect(existsSync(path.join(box.ws, "slashed/nothing"))).toBe(false);
+  });
+
+  it("write_file through a file as if it were a directory refuses it with ENOTDIR, as a fault of the path", async () => {
+    await expect(box.call(() => write_file("slashed/f.txt/new.txt", "x\n"))).resolves.toBe(
+      `ENOTDIR: "slashed/f.txt/new.txt" goes through a file as if it were a directory (in the workspace ${box.ws}).`,
+    );
+    expect(readFileSync(path.join(box.ws, "slashed/f.txt"), "utf8")).toBe("file\n");
   });
 });
 
