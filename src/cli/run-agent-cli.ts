@@ -103,6 +103,13 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
   const workspace = fromUser(args.workspace ?? ".");
   if (!isDirectory(workspace)) return usageError(`the workspace ${workspace} is not a directory (--workspace)`);
 
+  if (args.record !== undefined) {
+    const record = fromUser(args.record);
+    const conversation = [args.transcript, args.resume].find((file) => file !== undefined && sameFile(fromUser(file), record));
+    if (conversation !== undefined) {
+      return usageError(`--record ${args.record} is the transcript of this run: the cassette would overwrite the conversation. Record into a file of its own.`);
+    }
+  }
   const history = loadHistory(args, fromUser, stderr);
   if (!history.ok) return usageError(history.error);
   const foreign = foreignPartCount(history.messages, setup.provider);
@@ -173,7 +180,7 @@ export async function runAgentCli(io: CliEnvironment): Promise<number> {
       const notFile = nonRegularFileProblem(file);
       if (notFile !== undefined) return usageError(`${notFile} (--record): give the path of the cassette to write`);
       try {
-        cassette = openCassette(file, mask.scrub);
+        cassette = openCassette(file, mask);
       } catch (error) {
         return usageError(cannotWriteMessage("cassette", file, error));
       }
@@ -298,6 +305,17 @@ interface HistoryLoaded {
 type HistoryLoad = HistoryLoaded | { ok: false; error: string };
 
 /** `--resume FILE` continues FILE; `--transcript FILE` starts a new one (refusing to mix conversations). */
+/** Whether two paths name one file: the same path, or (both existing) the same inode, through a link or another spelling. */
+function sameFile(a: string, b: string): boolean {
+  if (a === b) return true;
+  try {
+    const [first, second] = [statSync(a), statSync(b)];
+    return first.dev === second.dev && first.ino === second.ino;
+  } catch {
+    return false;
+  }
+}
+
 function loadHistory(args: AgentArgs, fromUser: (file: string) => string, stderr: { write(text: string): void }): HistoryLoad {
   const transcript = args.transcript ? fromUser(args.transcript) : undefined;
   if (args.resume === undefined) {

@@ -1,14 +1,20 @@
 /**
  * A cassette (cassette.ts) played back as a model server: the n-th request gets the n-th recorded
- * response, status, media type and body exactly as recorded, once its method, path and JSON body equal
- * the recorded request's. Any difference is a 400 whose message names the exchange and the first
- * difference (its JSON path, what was recorded, what came), also in `requests[n].violations`, so the
- * agent under test fails with it (exit 3) and the test can show it. `remainingSteps` counts the recorded
- * exchanges no request has matched yet, and `assertAllPlayed()` throws unless every one was played and
- * every request matched: an agent that stops early does not pass. Once a test calls `setScript`, that
- * script answers instead, and both judge it: its list steps not yet used, a request it had no step for.
+ * response, status, media type, recorded headers (`retry-after`…, so an SDK retries as it did) and body
+ * exactly as recorded, once its method, endpoint and JSON body equal the recorded request's. The path is
+ * compared from the dialect's endpoint on (`/api/v1/chat/completions` plays at `/v1/chat/completions`):
+ * a prefix belongs to the base URL it was recorded through, which the replay's own URL stands for. A
+ * recorded string holding `***` (a masked key) matches any string with one or more characters in place
+ * of each `***`, the rest exactly. Any difference is a 400 whose message names the exchange and the first
+ * difference (its JSON path, what was recorded, what came; for two long strings the place where they
+ * part), also in `requests[n].violations`, so the agent under test fails with it (exit 3) and the test
+ * can show it. `remainingSteps` counts the recorded exchanges no request has matched yet, and
+ * `assertAllPlayed()` throws unless every one was played and every request matched: an agent that stops
+ * early does not pass. Once a test calls `setScript`, that script answers instead, and both judge it: its
+ * list steps not yet used, a request it had no step for.
  */
 import { readCassette, type CassetteExchange } from "../runtime/model/cassette.js";
+import { MASK } from "../runtime/model/key-mask.js";
 import { httpError, startScriptedServer, type RecordedRequest, type ScriptedServer, type ScriptStep } from "../scripted-server/scripted-server.js";
 import { ScriptPlayer } from "../scripted-server/script.js";
 
@@ -95,11 +101,38 @@ function scriptedStep(replacement: ScriptPlayer, request: RecordedRequest, index
 function stepFor(exchanges: readonly CassetteExchange[], request: RecordedRequest, index: number): ScriptStep {
   const exchange = exchanges[index];
   if (exchange === undefined) return refuse(request, `cassette mismatch: request #${index + 1} has no recorded exchange: the cassette holds ${exchanges.length}`);
-  const recorded = exchange.request;
   const came = { method: request.method, path: request.path.split("?")[0] ?? "", body: request.body ?? (request.rawBody === "" ? null : request.rawBody) };
-  const difference = firstDifference(recorded, came, "request");
+  const difference = requestDifference(exchange.request, came);
   if (difference !== undefined) return refuse(request, `cassette mismatch: request #${index + 1} differs from the recorded one at ${difference}`);
-  return { fault: "status", status: exchange.response.status, body: exchange.response.body, headers: { "content-type": exchange.response.contentType || "application/octet-stream" } };
+  const { status, body, contentType, headers } = exchange.response;
+  // The retry headers as recorded: without them an SDK would wait and retry otherwise than it did.
+  return { fault: "status", status, body, headers: { ...headers, "content-type": contentType || "application/octet-stream" } };
+}
+
+/** The first difference between the recorded request and the one that came: method, endpoint, then body. */
+function requestDifference(recorded: CassetteExchange["request"], came: CassetteExchange["request"]): string | undefined {
+  if (recorded.method !== came.method) return `request.method: recorded ${JSON.stringify(recorded.method)}, got ${JSON.stringify(came.method)}`;
+  if (endpointOf(recorded.path) !== endpointOf(came.path)) return `request.path: recorded ${JSON.stringify(recorded.path)}, got ${JSON.stringify(came.path)}`;
+  return firstDifference(recorded.body, came.body, "request.body");
+}
+
+/**
+ * The endpoints the scripted server serves, as the SDKs append them to their base URL: OpenAI's base
+ * usually ends in `/v1` (OpenRouter's `/api/v1`, a gateway's `/openai/v1`), Anthropic's does not.
+ */
+const ENDPOINTS: readonly string[] = ["/chat/completions", "/responses", "/v1/messages"];
+
+/** `path` from its rightmost known endpoint on (`/proxy/v1/messages` → `/v1/messages`), or all of it; what came before is the base URL's. */
+function endpointOf(path: string): string {
+  let from = -1;
+  for (const endpoint of ENDPOINTS) {
+    for (let at = path.indexOf(endpoint); at !== -1; at = path.indexOf(endpoint, at + 1)) {
+      // A whole segment only: `/responses-gateway` is no endpoint.
+      const next = path[at + endpoint.length];
+      if (next === undefined || next === "/") from = Math.max(from, at);
+    }
+  }
+  return from === -1 ? path : path.slice(from);
 }
 
 function refuse(request: RecordedRequest, text: string): ScriptStep {
@@ -109,7 +142,9 @@ function refuse(request: RecordedRequest, text: string): ScriptStep {
 
 /** The JSON path of the first place where `actual` differs from `expected`, with both values, or `undefined`. */
 export function firstDifference(expected: unknown, actual: unknown, path: string): string | undefined {
-  if (Object.is(expected, actual)) return undefined;
+  // `===`, not `Object.is`: JSON's `-0` is the number 0 (an SDK may write either).
+  if (expected === actual) return undefined;
+  if (typeof expected === "string" && typeof actual === "string") return matchesMasked(expected, actual) ? undefined : `${path}: ${stringDifference(expected, actual)}`;
   const show = (value: unknown) => (value === undefined ? "nothing" : shorten(JSON.stringify(value)));
   if (Array.isArray(expected) && Array.isArray(actual)) {
     for (let i = 0; i < Math.max(expected.length, actual.length); i += 1) {
@@ -128,8 +163,53 @@ export function firstDifference(expected: unknown, actual: unknown, path: string
   return `${path}: recorded ${show(expected)}, got ${show(actual)}`;
 }
 
+/** Longer JSON than this is cut in a message. */
+const SHOWN = 120;
+/** Characters shown either side of where two long strings part. */
+const AROUND = 24;
+
 function shorten(text: string): string {
-  return text.length > 120 ? `${text.slice(0, 120)}…` : text;
+  return text.length > SHOWN ? `${text.slice(0, SHOWN)}…` : text;
+}
+
+/**
+ * Two strings as a message shows them: whole when short; when long, where they part, since two first
+ * 120 characters alike say nothing. The place is the first character that differs literally (a masked
+ * `***` counts as itself there).
+ */
+function stringDifference(expected: string, actual: string): string {
+  if (JSON.stringify(expected).length <= SHOWN && JSON.stringify(actual).length <= SHOWN) return `recorded ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`;
+  let at = 0;
+  while (at < expected.length && expected[at] === actual[at]) at += 1;
+  return `recorded ${excerpt(expected, at)}, got ${excerpt(actual, at)} (they differ from offset ${at})`;
+}
+
+/** `text` around offset `at`, quoted as JSON, with `…` where it was cut. */
+function excerpt(text: string, at: number): string {
+  const from = Math.max(0, at - AROUND);
+  const to = Math.min(text.length, at + AROUND);
+  return `"${from > 0 ? "…" : ""}${JSON.stringify(text.slice(from, to)).slice(1, -1)}${to < text.length ? "…" : ""}"`;
+}
+
+/**
+ * Whether `actual` is `recorded` with each `***` (a masked key: the mask also hides an ordinary word
+ * used as a key, wherever it occurs) standing for one or more characters, the rest exactly, anchored at
+ * both ends. A recorded string without `***` must be equal.
+ */
+function matchesMasked(recorded: string, actual: string): boolean {
+  const pieces = recorded.split(MASK);
+  if (pieces.length === 1) return recorded === actual;
+  const first = pieces[0] ?? "";
+  const last = pieces[pieces.length - 1] ?? "";
+  if (!actual.startsWith(first)) return false;
+  // Each piece placed where it first fits leaves the most room for the next, so no other placement can match where this one fails.
+  let at = first.length;
+  for (const piece of pieces.slice(1, -1)) {
+    const found = actual.indexOf(piece, at + 1);
+    if (found <= at) return false;
+    at = found + piece.length;
+  }
+  return actual.length - last.length > at && actual.endsWith(last);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -1,7 +1,8 @@
 /**
  * A password in `OPENAI_BASE_URL` is never printed by the real agent CLI: not in the refusal of a URL
  * that is not http(s), not in the retry and error lines of an endpoint that redirects or fails, not in
- * the transcript. (How a redirect is followed is the transport's business, tested with it.)
+ * the transcript; nor one in its query (`?api-key=…`). (How a redirect is followed is the transport's
+ * business, tested with it.)
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -9,6 +10,8 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { startScriptedServer } from "../../src/scripted-server/scripted-server.js";
+import { keyMask } from "../../src/runtime/model/key-mask.js";
+import { maskURLCredentials } from "../../src/runtime/model/url-credentials.js";
 import { cliEnv, spawnCli, tempDir, writeFixtureSchemas } from "../cli/support.js";
 
 const PASSWORD = "pa%24%24w0rd-l0ng";
@@ -67,5 +70,22 @@ describe("credentials in OPENAI_BASE_URL are never printed", () => {
     const withCredentials = scripted.baseURL.replace("http://", `http://user:${PASSWORD}@`);
     const run = await spawnCli(["--schemas", schemas, "--no-stream", "hi"], cliEnv(withCredentials), dir).done;
     expectNoPassword(run.stdout, run.stderr);
+  });
+});
+
+describe("a credential in OPENAI_BASE_URL's query", () => {
+  const mask = maskURLCredentials(keyMask(""), "https://gateway.example/v1?api-version=2024-10-21&api-key=Zq81Lm0PaXcV72NbTy5Ks3Rd&sig=a%2Fb%2Bc%3D1234");
+
+  it("is masked wherever it appears, as written and decoded; other parameters and short values are not", () => {
+    expect(mask.scrub("bad request to https://gateway.example/v1?api-key=Zq81Lm0PaXcV72NbTy5Ks3Rd (key Zq81Lm0PaXcV72NbTy5Ks3Rd)")).toBe(
+      "bad request to https://gateway.example/v1?api-key=*** (key ***)",
+    );
+    expect(mask.scrub("signed a%2Fb%2Bc%3D1234 = a/b+c=1234")).toBe("signed *** = ***");
+    expect(mask.scrub("api-version=2024-10-21")).toBe("api-version=2024-10-21");
+  });
+
+  it("is where `runs` says a mask goes, as scrub puts it", () => {
+    const text = "x Zq81Lm0PaXcV72NbTy5Ks3Rd y";
+    expect(mask.runs(text)).toEqual([[2, 26]]);
   });
 });

@@ -23,6 +23,18 @@ export function writeCassette(exchanges: readonly CassetteExchange[]): string {
   return file;
 }
 
+/** A cassette file of exactly `text` (lines written by hand, as a user's editor leaves them), in a fresh temporary folder. */
+export function writeCassetteText(text: string): string {
+  const file = path.join(tempDir(), "session.jsonl");
+  writeFileSync(file, text);
+  return file;
+}
+
+/** The header line, then each of `values` as a JSON line, newline-joined. */
+export function cassetteLines(...values: readonly unknown[]): string[] {
+  return [{ cassette: "sigloop", version: 1 }, ...values].map((value) => JSON.stringify(value));
+}
+
 /** POSTs `body` to the replay's chat endpoint; resolves with the status once the answer is read. */
 export async function post(model: CassetteReplay, body: string): Promise<number> {
   const response = await fetch(`${model.baseURL}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body });

@@ -12,6 +12,8 @@ export interface KeyMask {
   readonly secret: boolean;
   /** The text with every secret piece of the key replaced by `***`. */
   scrub(text: string): string;
+  /** Where `scrub` puts a `***` in `text`: the runs it replaces, `[start, end)`, sorted and joined. */
+  runs(text: string): Array<[number, number]>;
   /**
    * Text written in pieces (streamed deltas) through the mask. What could still grow into a masked piece
    * (the longest end of the text so far that occurs in the key) waits for the next write; `flush` writes
@@ -39,6 +41,7 @@ const LONGEST_WORD = 24;
 const NO_MASK: KeyMask = {
   secret: false,
   scrub: (text) => text,
+  runs: () => [],
   stream: (write) => ({ write: (text) => void (text !== "" && write(text)), flush: () => undefined }),
 };
 let cached: { key: string; mask: KeyMask } | undefined;
@@ -117,7 +120,7 @@ function buildMask(key: string): KeyMask {
     };
   };
 
-  return { secret: true, scrub, stream };
+  return { secret: true, scrub, runs: maskedRuns, stream };
 }
 
 /** `text` up to `limit` with each run as one `***` (none for a first run at 0 that continues one written before). */
@@ -155,7 +158,7 @@ function windowHashes(text: string): Uint32Array {
 }
 
 /** Sorted, with overlapping and touching runs joined (one `***` for one key, however it was matched). */
-function mergeRuns(runs: Array<[number, number]>): Array<[number, number]> {
+export function mergeRuns(runs: Array<[number, number]>): Array<[number, number]> {
   runs.sort((a, b) => a[0] - b[0]);
   const merged: Array<[number, number]> = [];
   for (const run of runs) {
