@@ -176,10 +176,12 @@ function httpFailure(error: APIError, url: string, tries: string, errorBody: str
   const apiMessage = apiMessageOf(error, errorBody);
   const status = error.status;
   if (status === undefined) {
+    const contextLengthExceeded = isContextLengthRefusal({ code: error.code, type: error.type, message: apiMessage });
     return {
       kind: "http",
-      message: `the API reported an error in the middle of its response: ${apiMessage}`,
-      retryable: true,
+      message: `the API reported an error in the middle of its response: ${apiMessage}${typeof error.code === "string" && error.code !== "" ? ` (${error.code})` : ""}`,
+      retryable: !contextLengthExceeded && isTransientErrorCode(error.code),
+      ...(contextLengthExceeded ? { contextLengthExceeded } : {}),
     };
   }
   const retryable = status === 408 || status === 409 || status === 429 || status >= 500;
@@ -194,6 +196,20 @@ function httpFailure(error: APIError, url: string, tries: string, errorBody: str
     ...(contextLengthExceeded ? { contextLengthExceeded } : {}),
     ...hintFor(status),
   };
+}
+
+/**
+ * The error codes of an error inside a 200 response (an `error` event, an `error` member) that say trying
+ * again may succeed: none at all, OpenAI's `server_error` and `rate_limit_exceeded` (the rule `response.failed`
+ * follows too), Anthropic's `overloaded_error`, `api_error`, `rate_limit_error` and `timeout_error` (the
+ * types of its 529, 500, 429 and 504). Any other (`insufficient_quota`, `invalid_prompt`,
+ * `invalid_request_error`, `authentication_error`…) says the request itself failed: resending it would fail
+ * the same way, so it is not resent.
+ */
+const TRANSIENT_ERROR_CODES: ReadonlySet<string> = new Set(["", "server_error", "rate_limit_exceeded", "overloaded_error", "api_error", "rate_limit_error", "timeout_error"]);
+
+export function isTransientErrorCode(code: unknown): boolean {
+  return code === undefined || code === null || (typeof code === "string" && TRANSIENT_ERROR_CODES.has(code));
 }
 
 function hintFor(status: number): { hint?: string } {

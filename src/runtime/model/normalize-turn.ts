@@ -86,9 +86,18 @@ function finishReasonOf(reason: string | null, hasToolCalls: boolean): string {
 
 function normalizeUsage(usage: unknown): TokenUsage | undefined {
   if (!isRecord(usage)) return undefined;
-  const { prompt_tokens: prompt, completion_tokens: completion } = usage;
-  if (typeof prompt !== "number" || typeof completion !== "number") return undefined;
+  const prompt = tokenCount(usage.prompt_tokens);
+  const completion = tokenCount(usage.completion_tokens);
+  if (prompt === undefined || completion === undefined) return undefined;
   const details = usage.prompt_tokens_details;
-  const cached = isRecord(details) ? details.cached_tokens : undefined;
-  return { promptTokens: prompt, completionTokens: completion, ...(typeof cached === "number" ? { cachedTokens: cached } : {}) };
+  const cached = tokenCount(isRecord(details) ? details.cached_tokens : undefined);
+  return { promptTokens: prompt, completionTokens: completion, ...(cached !== undefined ? { cachedTokens: cached } : {}) };
+}
+
+/**
+ * A token count as a provider reports it, when it is one: a non-negative safe integer. Anything else (a
+ * negative count, 1e308, a fraction) is dropped rather than printed and summed into the run's usage.
+ */
+export function tokenCount(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
 }

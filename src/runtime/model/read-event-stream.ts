@@ -7,6 +7,11 @@
  * that ended before any of a turn arrived was no SSE stream at all unless its content type said it was
  * one (`notAnEventStream`). What the events mean, and how a stream that began must end, are the dialect's.
  *
+ * The read ends at the dialect's terminal event (`ended`): the turn is what that event completes, so
+ * nothing sent after it counts (a second terminal event, a stray delta) and a body the server then keeps
+ * open is cancelled rather than waited for until the idle timeout throws a complete answer away. A reader
+ * refuses a broken stream by throwing `MalformedStreamError`; the dialect words it as a broken body.
+ *
  * Per event this costs the reader's `add` and nothing more (no allocation, no await of its own): the
  * per-turn path is benchmarked.
  */
@@ -18,9 +23,22 @@ import type { RequestWatch } from "./watched-fetch.js";
 export interface StreamEventReader<Event> {
   /** Takes one event; returns the answer text it adds, for display, if any. Throws on an event it refuses. */
   add(event: Event): string | undefined;
+  /** The terminal event arrived: the read stops there and the body is cancelled (Chat Completions has none; `[DONE]` ends its stream). */
+  readonly ended?: boolean;
 }
 
-/** Feeds every event of `stream` to `reader`; throws when the caller or a body bound cut the stream. */
+/** An event that no well-formed stream of the dialect holds (the message says which and why): the response is dropped and resent. */
+export class MalformedStreamError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "MalformedStreamError";
+  }
+}
+
+/**
+ * Feeds the events of `stream` to `reader` up to its terminal event; throws when the caller or a body bound
+ * cut the stream. Leaving the loop early cancels the body (each iteration aborts its request on `return`).
+ */
 export async function readEventStream<Event>(
   stream: AsyncIterable<Event>,
   reader: StreamEventReader<Event>,
@@ -30,6 +48,7 @@ export async function readEventStream<Event>(
   for await (const event of stream) {
     const text = reader.add(event);
     if (text !== undefined) request.onText?.(text);
+    if (reader.ended === true) return;
   }
   if (request.signal.aborted || watch.cut !== undefined) throw new Error("aborted mid-stream");
 }

@@ -275,16 +275,26 @@ function sdkRetriesStatus(response: Response): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
 }
 
-/** The wait a response asks for before a retry, in ms (`retry-after-ms`, then `retry-after` in seconds or as a date). */
+/**
+ * The wait a response asks for before a retry, in ms (`retry-after-ms`, then `retry-after` in seconds or as a
+ * date), read in the SDK's order. Undefined when the SDK uses its own backoff instead: no header, a value
+ * that is no number or date, a negative or infinite one, a date already past (so no retry line says
+ * "waiting -5000 ms as the server asked").
+ */
 export function requestedDelayMs(headers: Headers): number | undefined {
   const ms = Number.parseFloat(headers.get("retry-after-ms") ?? "");
-  if (!Number.isNaN(ms)) return ms;
+  // A parsed retry-after-ms decides, valid or not: the SDK then reads no retry-after.
+  if (!Number.isNaN(ms)) return waitable(ms);
   const value = headers.get("retry-after");
   if (value === null) return undefined;
   const seconds = Number.parseFloat(value);
-  if (!Number.isNaN(seconds)) return seconds * 1000;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+  if (!Number.isNaN(seconds)) return waitable(seconds * 1000);
+  const untilDate = Date.parse(value) - Date.now();
+  return untilDate > 0 ? untilDate : undefined;
+}
+
+function waitable(ms: number): number | undefined {
+  return Number.isFinite(ms) && ms >= 0 ? ms : undefined;
 }
 
 function connectionReason(error: unknown): string {

@@ -11,10 +11,10 @@
 import Anthropic from "@anthropic-ai/sdk";
 import type { MessageCreateParams, MessageParam } from "@anthropic-ai/sdk/resources/messages/messages";
 import { isRecord } from "../assemble-stream.js";
-import { ModelRequestError, displayURL, oneLine } from "../model-errors.js";
+import { ModelRequestError, displayURL, isTransientErrorCode, oneLine } from "../model-errors.js";
 import { TOOL_RESULT_IMAGE_TYPES } from "../../loop/tool-result-items.js";
 import type { ModelTurn, TokenUsage, TurnRequest, TurnRequester } from "../../loop/types.js";
-import { notAnEventStream, readEventStream } from "../read-event-stream.js";
+import { MalformedStreamError, notAnEventStream, readEventStream } from "../read-event-stream.js";
 import { malformed, noAnswer, resendingRequester, sdkTransport, type TurnRequesterSettings } from "../resending-requester.js";
 import { watchedFetchOptions, type RequestWatch } from "../watched-fetch.js";
 import { anthropicRequestError } from "./anthropic-errors.js";
@@ -101,7 +101,12 @@ async function requestTurn(settings: RequestSettings, request: TurnRequest, sign
 async function streamed(settings: RequestSettings, body: MessageCreateParams, request: TurnRequest, signal: AbortSignal, watch: RequestWatch): Promise<AnthropicReply> {
   const stream = await settings.client.messages.create({ ...body, stream: true }, { signal, fetchOptions: watchedFetchOptions(watch) });
   const assembler = new AnthropicStreamAssembler();
-  await readEventStream(stream, assembler, request, watch);
+  try {
+    await readEventStream(stream, assembler, request, watch);
+  } catch (error) {
+    if (error instanceof MalformedStreamError) throw brokenBody(`malformed response from ${settings.baseURL}: ${error.message}; the partial response was dropped`);
+    throw error;
+  }
   if (!assembler.started) throw notAnEventStream(watch, settings.baseURL, brokenBody) ?? noAnswer(settings.baseURL, "message");
   if (!assembler.stopped) {
     throw brokenBody(`malformed response from ${settings.baseURL}: the stream ended without message_stop (cut short?); the partial response was dropped`);
@@ -117,7 +122,8 @@ async function plain(settings: RequestSettings, body: MessageCreateParams, signa
   }
   if (message.type === "error" && isRecord(message.error)) {
     const said = oneLine(typeof message.error.message === "string" ? message.error.message : JSON.stringify(message.error));
-    throw new ModelRequestError({ kind: "http", message: `the API answered with an error instead of a message: ${said}`, retryable: true });
+    // Resent only when its type says trying again may succeed (`overloaded_error`, `api_error`…), as an error event is.
+    throw new ModelRequestError({ kind: "http", message: `the API answered with an error instead of a message: ${said}`, retryable: isTransientErrorCode(message.error.type) });
   }
   try {
     return anthropicReplyOf(message);

@@ -6,7 +6,8 @@
  * stream cut short, with `status: "in_progress"` and the partial text, and it adds `parsed_arguments` to
  * function calls, which the API refuses when they are sent back. Instead the raw events are read: text
  * deltas go to `onText` for display, and the turn is the response object of the terminal event
- * (`response.completed` / `response.incomplete`); a stream that ends without one was cut and is resent.
+ * (`response.completed` / `response.incomplete`), and the read stops there (what follows never counts, and
+ * a body left open after it is not waited for); a stream that ends without one was cut and is resent.
  * `response.failed` and an `error` event are API errors (a context-length one starts compaction).
  * The request goes through `client.post` with its body as JSON text (see `PostOptions`); the streamed
  * body is read by `sseEvents`, which parses only the events the reader reads (`READ_EVENTS`).
@@ -14,7 +15,7 @@
 import OpenAI, { APIError } from "openai";
 import { isRecord } from "../assemble-stream.js";
 import { isContextLengthRefusal } from "../../compaction/context-length-refusal.js";
-import { displayURL, ModelRequestError, oneLine, toModelRequestError } from "../model-errors.js";
+import { displayURL, isTransientErrorCode, ModelRequestError, oneLine, toModelRequestError } from "../model-errors.js";
 import { openAIClient, type TurnRequesterTarget } from "../model-client.js";
 import { asOwnOpenAIError } from "../other-openai-copy.js";
 import { TOOL_RESULT_IMAGE_TYPES } from "../../loop/tool-result-items.js";
@@ -80,7 +81,8 @@ async function requestOnce(
   }
   if (response.status === undefined && isRecord(response.error)) {
     const said = oneLine(typeof response.error.message === "string" ? response.error.message : JSON.stringify(response.error));
-    throw new ModelRequestError({ kind: "http", message: `the API answered with an error instead of a response: ${said}`, retryable: true });
+    // Resent only when its code says trying again may succeed, as an error event is.
+    throw new ModelRequestError({ kind: "http", message: `the API answered with an error instead of a response: ${said}`, retryable: isTransientErrorCode(response.error.code) });
   }
   const turn = responsesTurn(response);
   if ("problem" in turn) throw statusError(turn, baseURL);
@@ -127,10 +129,14 @@ const RESPONSES_EVENTS = {
   apiError: (error: {} | undefined, headers: Headers) => new APIError(undefined, error, undefined, headers),
 };
 
-/** A stream's events: text deltas for display, reasoning summaries reported, the terminal event's response kept. */
+/**
+ * A stream's events: text deltas for display, reasoning summaries reported, the terminal event's response
+ * kept. The terminal event ends the read (`ended`): a second one, or anything after it, never replaces the turn.
+ */
 class ResponsesStreamReader implements StreamEventReader<unknown> {
   /** The response of `response.completed`, `response.incomplete` or `response.failed`, once one came. */
   final: unknown;
+  ended = false;
 
   constructor(private readonly options: Pick<ResponsesRequesterOptions, "onReasoningSummary">) {}
 
@@ -138,7 +144,10 @@ class ResponsesStreamReader implements StreamEventReader<unknown> {
     if (!isRecord(event)) throw new TypeError("a stream event is not a JSON object");
     if (event.type === "response.output_text.delta" && typeof event.delta === "string" && event.delta !== "") return event.delta;
     if (event.type === "response.output_item.done" && isRecord(event.item) && event.item.type === "reasoning") reportSummaries([event.item], this.options);
-    else if (event.type === "response.completed" || event.type === "response.incomplete" || event.type === "response.failed") this.final = event.response;
+    else if (event.type === "response.completed" || event.type === "response.incomplete" || event.type === "response.failed") {
+      this.final = event.response;
+      this.ended = true;
+    }
     return undefined;
   }
 }
@@ -177,7 +186,7 @@ function statusError(problem: Exclude<ReturnType<typeof responsesTurn>, ModelTur
       return new ModelRequestError({
         kind: "http",
         message: `the API reported that the response failed: ${oneLine(problem.message)}${problem.code ? ` (${problem.code})` : ""}`,
-        retryable: !contextLengthExceeded && (problem.code === "" || problem.code === "server_error" || problem.code === "rate_limit_exceeded"),
+        retryable: !contextLengthExceeded && isTransientErrorCode(problem.code),
         ...(contextLengthExceeded ? { contextLengthExceeded } : {}),
       });
     }

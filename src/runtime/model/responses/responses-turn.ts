@@ -8,7 +8,7 @@
  * anything else (`in_progress` from a cut stream, `failed`) is never a turn.
  */
 import { isRecord, type RawTurn } from "../assemble-stream.js";
-import { normalizeTurn } from "../normalize-turn.js";
+import { normalizeTurn, tokenCount } from "../normalize-turn.js";
 import type { ProviderPart } from "../../loop/messages.js";
 import type { ModelTurn, TokenUsage } from "../../loop/types.js";
 
@@ -50,10 +50,14 @@ export function responsesTurn(response: Record<string, unknown>): ModelTurn | Re
   return { ...turn, ...(usage ? { usage } : {}) };
 }
 
+/** Usage only from counts that are token counts (`tokenCount`): without both, none; a bad cached count is left out. */
 function responsesUsage(usage: unknown): TokenUsage | undefined {
-  if (!isRecord(usage) || typeof usage.input_tokens !== "number" || typeof usage.output_tokens !== "number") return undefined;
-  const cached = isRecord(usage.input_tokens_details) ? usage.input_tokens_details.cached_tokens : undefined;
-  return { promptTokens: usage.input_tokens, completionTokens: usage.output_tokens, ...(typeof cached === "number" ? { cachedTokens: cached } : {}) };
+  if (!isRecord(usage)) return undefined;
+  const input = tokenCount(usage.input_tokens);
+  const output = tokenCount(usage.output_tokens);
+  if (input === undefined || output === undefined) return undefined;
+  const cached = tokenCount(isRecord(usage.input_tokens_details) ? usage.input_tokens_details.cached_tokens : undefined);
+  return { promptTokens: input, completionTokens: output, ...(cached !== undefined ? { cachedTokens: cached } : {}) };
 }
 
 /** The summary text of a reasoning item, when it has one (shown on stderr, never as the answer). */
