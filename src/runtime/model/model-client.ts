@@ -15,7 +15,7 @@
 import OpenAI from "openai";
 import type { ChatCompletionCreateParams, ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
 import { isRecord, StreamAssembler, type RawTurn } from "./assemble-stream.js";
-import { displayURL, ModelRequestError, oneLine, toModelRequestError } from "./model-errors.js";
+import { displayURL, isTransientErrorCode, ModelRequestError, oneLine, toModelRequestError } from "./model-errors.js";
 import { normalizeTurn, rawTurnFromCompletion } from "./normalize-turn.js";
 import { chatWireMessage } from "../loop/provider-parts.js";
 import type { ModelTurn, TurnRequest, TurnRequester } from "../loop/types.js";
@@ -125,7 +125,7 @@ async function plainTurn(client: OpenAI, body: BaseBody, signal: AbortSignal, wa
   }
   if (isRecord(completion.error)) {
     const said = oneLine(typeof completion.error.message === "string" ? completion.error.message : JSON.stringify(completion.error));
-    throw new ModelRequestError({ kind: "http", message: `the API answered with an error instead of a completion: ${said}`, retryable: true });
+    throw new ModelRequestError({ kind: "http", message: `the API answered with an error instead of a completion: ${said}`, retryable: isTransientErrorCode(completion.error.code) });
   }
   const choices = completion.choices;
   if (!Array.isArray(choices) || choices.length === 0) throw noAnswer(baseURL, "completion");

@@ -64,6 +64,11 @@ async function anthropic(prompt: string, ...flags: string[]): Promise<CliRun> {
   return runCliInProcess(["--provider", "anthropic", "--schemas", schemas, ...flags, prompt], env);
 }
 
+async function chat(prompt: string, ...flags: string[]): Promise<CliRun> {
+  const env = { OPENAI_API_KEY: SENTINEL_API_KEY, OPENAI_BASE_URL: `${url}/v1`, AGENT_MODEL: "scripted-model", NO_COLOR: "1" };
+  return runCliInProcess(["--schemas", schemas, ...flags, prompt], env);
+}
+
 async function responses(prompt: string, ...flags: string[]): Promise<CliRun> {
   const env = { OPENAI_API_KEY: SENTINEL_API_KEY, OPENAI_BASE_URL: `${url}/v1`, AGENT_MODEL: "scripted-model", NO_COLOR: "1" };
   return runCliInProcess(["--provider", "responses", "--schemas", schemas, ...flags, prompt], env);
@@ -196,6 +201,21 @@ describe("an error event is resent only when its code says trying again may succ
     expect(result.stderr).toContain(`the API reported an error in the middle of its response: ${message} (${code})`);
     expect(result.stderr).not.toContain("retry 1 of 2");
     expect(bodies).toHaveLength(1);
+  });
+
+  it.each([
+    ["insufficient_quota", 1, "not resent"],
+    ["server_error", 3, "resent twice"],
+    [null, 3, "resent twice"],
+  ])("Chat Completions answered 200 with an error of code %s instead of a completion: %i request(s) (%s), exit 3", async (code, requests, _how) => {
+    respond = (_index, _body, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { message: "No completion for you.", type: "server_error", code } }));
+    };
+    const result = await chat("hi", "--no-stream");
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain("the API answered with an error instead of a completion: No completion for you.");
+    expect(bodies).toHaveLength(requests);
   });
 
   it.each([["server_error"], ["rate_limit_exceeded"], [null]])("Responses code %s: resent twice, then exit 3", async (code) => {
